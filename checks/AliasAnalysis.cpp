@@ -1,0 +1,593 @@
+//===- AliasAnalysis.cpp - where tensor handles and views come from -------===//
+
+#include "AliasAnalysis.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/StmtCXX.h"
+#include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/PostOrderIterator.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
+
+namespace clang::tidy::libtorch {
+
+namespace {
+
+/// The relation of a view of a view.
+Relation compose(Relation Inner, Relation Outer) {
+  if (Inner == Relation::Handle)
+    return Outer;
+  if (Outer == Relation::Handle)
+    return Inner;
+  if (Inner == Relation::Detached || Outer == Relation::Detached)
+    return Relation::Detached;
+  // `expand(...).contiguous()` copies, so a may-alias step ends the overlap.
+  if (Outer == Relation::MayAlias)
+    return Relation::MayAlias;
+  if (Inner == Relation::Expanded || Outer == Relation::Expanded)
+    return Relation::Expanded;
+  if (Inner == Relation::MayAlias)
+    return Relation::MayAlias;
+  return Relation::DefiniteView;
+}
+
+AliasValue viewOf(AliasValue Base, Relation Rel, const Expr *Site,
+                  llvm::StringRef Operator) {
+  if (Rel == Relation::Handle)
+    return Base;
+  Base.Rel = compose(Base.Rel, Rel);
+  Base.AliasSite = Site;
+  Base.AliasOperator = Operator;
+  Base.IsList = false;
+  return Base;
+}
+
+AliasValue temporary(Origin O) {
+  AliasValue Value;
+  Value.RootOrigin = O;
+  return Value;
+}
+
+/// Merges the values of one variable arriving from two paths.
+AliasValue join(const AliasValue &A, const AliasValue &B) {
+  if (A == B)
+    return A;
+  if (A.Root && A.Root == B.Root) {
+    AliasValue Result = A.isView() ? A : B;
+    if (A.Rel != B.Rel)
+      Result.Rel = (A.Rel == Relation::Detached || B.Rel == Relation::Detached)
+                       ? Relation::Detached
+                       : Relation::MayAlias;
+    return Result;
+  }
+  // A view on one path and an unrelated tensor on the other: the variable
+  // may or may not alias the view's root.
+  const AliasValue *View = A.isView() ? &A : B.isView() ? &B : nullptr;
+  const AliasValue *Other = View == &A ? &B : &A;
+  if (View && !Other->isView() && Other->RootOrigin != Origin::CallerOwned &&
+      Other->RootOrigin != Origin::ObjectState) {
+    AliasValue Result = *View;
+    if (Result.Rel != Relation::Detached)
+      Result.Rel = Relation::MayAlias;
+    return Result;
+  }
+  return temporary(Origin::Unknown);
+}
+
+AliasEnvironment join(const AliasEnvironment &A, const AliasEnvironment &B) {
+  AliasEnvironment Result = A;
+  for (const auto &[Var, Value] : B) {
+    auto [It, Inserted] = Result.try_emplace(Var, Value);
+    if (!Inserted)
+      It->second = join(It->second, Value);
+  }
+  return Result;
+}
+
+bool sameEnvironment(const AliasEnvironment &A, const AliasEnvironment &B) {
+  if (A.size() != B.size())
+    return false;
+  for (const auto &[Var, Value] : A) {
+    auto It = B.find(Var);
+    if (It == B.end() || It->second != Value)
+      return false;
+  }
+  return true;
+}
+
+bool isTracked(QualType Type) {
+  return isTensorType(Type) || isTensorListType(Type);
+}
+
+/// `model->parameters()` and friends: the elements are module state.
+bool isModuleStateRange(const Expr *Range) {
+  const auto *Call = dyn_cast<CXXMemberCallExpr>(Range->IgnoreImplicit());
+  if (!Call || !Call->getMethodDecl() || !Call->getMethodDecl()->getIdentifier())
+    return false;
+  llvm::StringRef Name = Call->getMethodDecl()->getName();
+  return Name == "parameters" || Name == "buffers";
+}
+
+void collectRangeForInits(const Stmt *S,
+                          llvm::DenseMap<const VarDecl *, const Expr *> &Out) {
+  if (!S)
+    return;
+  if (const auto *For = dyn_cast<CXXForRangeStmt>(S))
+    Out[For->getLoopVariable()] = For->getRangeInit();
+  for (const Stmt *Child : S->children())
+    collectRangeForInits(Child, Out);
+}
+
+/// The position of a call's first argument among the callee's parameters.
+unsigned firstArgumentOffset(const CallExpr *Call, const FunctionDecl *Callee) {
+  return isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Callee) ? 1 : 0;
+}
+
+bool isSummarizable(const FunctionDecl *Callee, const ASTContext &AST) {
+  return Callee && Callee->hasBody() && !isLibtorchDecl(Callee) &&
+         !Callee->isInStdNamespace() &&
+         !AST.getSourceManager().isInSystemHeader(Callee->getLocation());
+}
+
+} // namespace
+
+bool mayWriteTensors(const Stmt *Body, const OperatorTable &Table) {
+  if (!Body)
+    return false;
+  if (const auto *Call = dyn_cast<CallExpr>(Body)) {
+    if (std::optional<TensorCall> Tensor = resolveTensorCall(Call, Table)) {
+      if (Tensor->Effect.writes())
+        return true;
+    } else if (const FunctionDecl *Callee = Call->getDirectCallee();
+               Callee && !isLibtorchDecl(Callee) && !Callee->isInStdNamespace() &&
+               llvm::any_of(Call->arguments(), [](const Expr *Arg) {
+                 return isTracked(Arg->getType());
+               })) {
+      return true;
+    }
+  }
+  return llvm::any_of(Body->children(), [&](const Stmt *Child) {
+    return mayWriteTensors(Child, Table);
+  });
+}
+
+llvm::StringRef describeOrigin(Origin O) {
+  switch (O) {
+  case Origin::Fresh:
+    return "local";
+  case Origin::CallerOwned:
+    return "parameter";
+  case Origin::ObjectState:
+    return "member";
+  case Origin::External:
+    return "external";
+  case Origin::Unknown:
+    return "tensor";
+  }
+  return "tensor";
+}
+
+const FunctionSummary *
+AliasAnalysisContext::summary(const FunctionDecl *Callee) {
+  Callee = Callee ? Callee->getDefinition() : nullptr;
+  if (!isSummarizable(Callee, AST) || InProgress.count(Callee))
+    return nullptr;
+  if (auto It = Summaries.find(Callee); It != Summaries.end())
+    return It->second.get();
+
+  const FunctionAliasAnalysis &Analysis = analyze(Callee);
+  auto Summary = std::make_unique<FunctionSummary>();
+  for (const WriteEvent &Write : Analysis.writes()) {
+    const auto *Param = dyn_cast_or_null<ParmVarDecl>(Write.Value.Root);
+    if (!Param || Param->getDeclContext() != Callee)
+      continue;
+    unsigned Index = Param->getFunctionScopeIndex();
+    if (llvm::none_of(Summary->WrittenParameters,
+                      [&](const auto &W) { return W.Index == Index; }))
+      Summary->WrittenParameters.push_back({Index, Write.Call});
+  }
+  if (const std::optional<AliasValue> &Returned = Analysis.returned()) {
+    const auto *Param = dyn_cast_or_null<ParmVarDecl>(Returned->Root);
+    if (Param && Param->getDeclContext() == Callee) {
+      Summary->ReturnsAliasOf = Param->getFunctionScopeIndex();
+      Summary->ReturnRelation = Returned->Rel;
+    } else {
+      Summary->ReturnsFresh = Returned->RootOrigin == Origin::Fresh;
+    }
+  }
+  return (Summaries[Callee] = std::move(Summary)).get();
+}
+
+const FunctionAliasAnalysis &
+AliasAnalysisContext::analyze(const FunctionDecl *Function) {
+  if (auto It = Analyses.find(Function); It != Analyses.end())
+    return *It->second;
+  InProgress.insert(Function);
+  auto Analysis = std::make_unique<FunctionAliasAnalysis>(
+      Function, Function->getBody(), *this);
+  InProgress.erase(Function);
+  return *(Analyses[Function] = std::move(Analysis));
+}
+
+FunctionAliasAnalysis::FunctionAliasAnalysis(const FunctionDecl *Function,
+                                             const Stmt *Body,
+                                             AliasAnalysisContext &Context,
+                                             const FunctionDecl *Enclosing,
+                                             AliasEnvironment Seed)
+    : Function(Function), Enclosing(Enclosing ? Enclosing : Function),
+      Body(Body), Context(Context) {
+  run(std::move(Seed));
+}
+
+void FunctionAliasAnalysis::run(AliasEnvironment Seed) {
+  if (!Body)
+    return;
+  CFG::BuildOptions Options;
+  Options.setAllAlwaysAdd();
+  Cfg = CFG::buildCFG(Function, const_cast<Stmt *>(Body), &Context.ast(),
+                      Options);
+  if (!Cfg)
+    return;
+  collectRangeForInits(Body, RangeForInits);
+  indexReferences();
+
+  llvm::ReversePostOrderTraversal<const CFG *> Order(Cfg.get());
+  std::vector<AliasEnvironment> Exits(Cfg->getNumBlockIDs());
+  std::vector<bool> Computed(Cfg->getNumBlockIDs(), false);
+  auto Entry = [&](const CFGBlock &Block) {
+    if (&Block == &Cfg->getEntry())
+      return Seed;
+    AliasEnvironment Environment;
+    bool First = true;
+    for (const CFGBlock::AdjacentBlock &Pred : Block.preds()) {
+      if (!Pred.getReachableBlock() ||
+          !Computed[Pred.getReachableBlock()->getBlockID()])
+        continue;
+      const AliasEnvironment &Exit = Exits[Pred->getBlockID()];
+      Environment = First ? Exit : join(Environment, Exit);
+      First = false;
+    }
+    return Environment;
+  };
+
+  // The lattice has finite height (relations only weaken, roots only drop),
+  // so this converges; the bound guards against a mistake in that argument.
+  bool Changed = true;
+  for (unsigned Round = 0; Changed && Round < 64; ++Round) {
+    Changed = false;
+    for (const CFGBlock *Block : Order) {
+      AliasEnvironment Environment = Entry(*Block);
+      for (const CFGElement &Element : *Block)
+        if (std::optional<CFGStmt> S = Element.getAs<CFGStmt>())
+          transfer(S->getStmt(), Environment, false, 0, 0);
+      unsigned ID = Block->getBlockID();
+      if (!Computed[ID] || !sameEnvironment(Environment, Exits[ID])) {
+        Exits[ID] = std::move(Environment);
+        Computed[ID] = true;
+        Changed = true;
+      }
+    }
+  }
+
+  for (const CFGBlock *Block : Order) {
+    AliasEnvironment Environment = Entry(*Block);
+    unsigned Index = 0;
+    for (const CFGElement &Element : *Block) {
+      if (std::optional<CFGStmt> S = Element.getAs<CFGStmt>())
+        transfer(S->getStmt(), Environment, true, Block->getBlockID(), Index);
+      ++Index;
+    }
+  }
+  const SourceManager &SM = Context.ast().getSourceManager();
+  llvm::stable_sort(Writes, [&](const WriteEvent &A, const WriteEvent &B) {
+    return SM.isBeforeInTranslationUnit(A.Call->getBeginLoc(),
+                                        B.Call->getBeginLoc());
+  });
+}
+
+void FunctionAliasAnalysis::indexReferences() {
+  References.assign(Cfg->getNumBlockIDs(), {});
+  for (const CFGBlock *Block : *Cfg) {
+    unsigned Index = 0;
+    for (const CFGElement &Element : *Block) {
+      if (std::optional<CFGStmt> S = Element.getAs<CFGStmt>()) {
+        if (const auto *Ref = dyn_cast<DeclRefExpr>(S->getStmt()))
+          References[Block->getBlockID()].push_back({Index, Ref->getDecl()});
+        else if (const auto *Member = dyn_cast<MemberExpr>(S->getStmt()))
+          References[Block->getBlockID()].push_back(
+              {Index, Member->getMemberDecl()});
+      }
+      ++Index;
+    }
+  }
+}
+
+bool FunctionAliasAnalysis::isReferencedAfter(const WriteEvent &Write,
+                                              const ValueDecl *Root) const {
+  if (!Cfg || Write.Owner != this)
+    return Write.Owner && Write.Owner != this &&
+           Write.Owner->isReferencedAfter(Write, Root);
+  auto Refers = [&](const ValueDecl *D) {
+    return D == Root || llvm::is_contained(Write.RootHandles, D);
+  };
+  const CFGBlock *Start = nullptr;
+  for (const CFGBlock *Block : *Cfg)
+    if (Block->getBlockID() == Write.Block)
+      Start = Block;
+  if (!Start)
+    return false;
+  for (const auto &[Index, D] : References[Write.Block])
+    if (Index > Write.Element && Refers(D))
+      return true;
+
+  llvm::SmallVector<const CFGBlock *, 8> Worklist;
+  llvm::DenseSet<const CFGBlock *> Seen;
+  auto Push = [&](const CFGBlock *Block) {
+    for (const CFGBlock::AdjacentBlock &Succ : Block->succs())
+      if (const CFGBlock *Next = Succ.getReachableBlock())
+        if (Seen.insert(Next).second)
+          Worklist.push_back(Next);
+  };
+  Push(Start);
+  while (!Worklist.empty()) {
+    const CFGBlock *Block = Worklist.pop_back_val();
+    for (const auto &[Index, D] : References[Block->getBlockID()])
+      if (Refers(D))
+        return true;
+    Push(Block);
+  }
+  return false;
+}
+
+AliasValue
+FunctionAliasAnalysis::variableValue(const VarDecl *Var,
+                                     const AliasEnvironment &Environment) const {
+  if (auto It = Environment.find(Var); It != Environment.end())
+    return It->second;
+  AliasValue Value;
+  Value.Root = Var;
+  Value.RootOrigin =
+      isa<ParmVarDecl>(Var) ? Origin::CallerOwned : Origin::Unknown;
+  return Value;
+}
+
+AliasValue
+FunctionAliasAnalysis::evaluate(const Expr *E,
+                                const AliasEnvironment &Environment) const {
+  E = skipHandleCopies(E);
+  if (!E)
+    return temporary(Origin::Unknown);
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
+      return variableValue(Var, Environment);
+    return temporary(Origin::Unknown);
+  }
+  if (const auto *Member = dyn_cast<MemberExpr>(E)) {
+    const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl());
+    if (!Field || !isTracked(Field->getType()))
+      return temporary(Origin::Unknown);
+    AliasValue Value;
+    Value.Root = Field;
+    // `this->w`, `module->w`: the object outlives the call. A member of a
+    // local aggregate (`batch.data`) is not tracked further.
+    bool OfObject = Member->isArrow() ||
+                    isa<CXXThisExpr>(Member->getBase()->IgnoreImplicit());
+    Value.RootOrigin = OfObject ? Origin::ObjectState : Origin::Unknown;
+    return Value;
+  }
+  if (const auto *Call = dyn_cast<CallExpr>(E))
+    return evaluateCall(Call, Environment);
+  if (const auto *Conditional = dyn_cast<AbstractConditionalOperator>(E))
+    return join(evaluate(Conditional->getTrueExpr(), Environment),
+                evaluate(Conditional->getFalseExpr(), Environment));
+  return temporary(Origin::Unknown);
+}
+
+AliasValue
+FunctionAliasAnalysis::evaluateCall(const CallExpr *Call,
+                                    const AliasEnvironment &Environment) const {
+  if (std::optional<TensorCall> Tensor =
+          resolveTensorCall(Call, Context.table())) {
+    if (Tensor->Special == SpecialOperation::FromBlob)
+      return temporary(Origin::External);
+    const CallEffect &Effect = Tensor->Effect;
+    if (!Effect.ResultAliases || *Effect.ResultAliases >= Tensor->Args.size())
+      return temporary(Origin::Fresh);
+    AliasValue Base =
+        evaluate(Tensor->Args[*Effect.ResultAliases], Environment);
+    Relation Rel = Relation::Handle;
+    if (Tensor->Special != SpecialOperation::None)
+      Rel = Relation::Detached;
+    else if (Effect.Expands)
+      Rel = Relation::Expanded;
+    else if (Effect.View == ViewKind::Definite)
+      Rel = Relation::DefiniteView;
+    else if (Effect.View == ViewKind::MayAlias)
+      Rel = Relation::MayAlias;
+    AliasValue Result = viewOf(Base, Rel, Call, Context.intern(Tensor->Spelling));
+    Result.IsList = Effect.ReturnsList;
+    return Result;
+  }
+
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  if (!Callee)
+    return temporary(Origin::Unknown);
+
+  // An element of a container of tensors is treated as the container.
+  if (const auto *Method = dyn_cast<CXXMethodDecl>(Callee)) {
+    const Expr *Object = nullptr;
+    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call))
+      Object = Member->getImplicitObjectArgument();
+    else if (isa<CXXOperatorCallExpr>(Call) && Call->getNumArgs() > 0)
+      Object = Call->getArg(0);
+    if (Object && isTensorListType(Object->getType()) &&
+        isTensorType(Call->getType())) {
+      AliasValue Element = evaluate(Object, Environment);
+      Element.IsList = false;
+      return Element;
+    }
+    (void)Method;
+  }
+
+  if (!isTracked(Call->getType()))
+    return temporary(Origin::Unknown);
+  const FunctionSummary *Summary = Context.summary(Callee);
+  if (!Summary)
+    return temporary(Origin::Unknown);
+  if (Summary->ReturnsAliasOf) {
+    unsigned Arg = *Summary->ReturnsAliasOf + firstArgumentOffset(Call, Callee);
+    if (Arg < Call->getNumArgs())
+      return viewOf(evaluate(Call->getArg(Arg), Environment),
+                    Summary->ReturnRelation, Call,
+                    Context.intern(Callee->getName()));
+  }
+  return temporary(Summary->ReturnsFresh ? Origin::Fresh : Origin::Unknown);
+}
+
+void FunctionAliasAnalysis::bind(const VarDecl *Var, AliasValue Value,
+                                 const Expr *Init,
+                                 AliasEnvironment &Environment, bool Record) {
+  if (!Value.Root) {
+    Value.Root = Var;
+    Value.Rel = Relation::Handle;
+    Value.AliasSite = nullptr;
+  }
+  if (Record && Init && Value.isView() && Value.AliasSite &&
+      Value.AliasSite == skipHandleCopies(Init))
+    ViewBindings[Value.AliasSite] = Var;
+  Environment[Var] = Value;
+}
+
+void FunctionAliasAnalysis::transfer(const Stmt *S,
+                                     AliasEnvironment &Environment, bool Record,
+                                     unsigned Block, unsigned Element) {
+  if (const auto *Decl = dyn_cast<DeclStmt>(S)) {
+    for (const auto *D : Decl->decls()) {
+      const auto *Var = dyn_cast<VarDecl>(D);
+      if (!Var || !isTracked(Var->getType()))
+        continue;
+      if (auto Range = RangeForInits.find(Var); Range != RangeForInits.end()) {
+        AliasValue Value = evaluate(Range->second, Environment);
+        Value.IsList = false;
+        if (isModuleStateRange(Range->second)) {
+          Value = AliasValue();
+          Value.Root = Var;
+          Value.RootOrigin = Origin::ObjectState;
+        }
+        bind(Var, Value, nullptr, Environment, Record);
+      } else if (const Expr *Init = Var->getInit()) {
+        bind(Var, evaluate(Init, Environment), Init, Environment, Record);
+      } else {
+        bind(Var, temporary(Origin::Fresh), nullptr, Environment, Record);
+      }
+    }
+    return;
+  }
+  if (const auto *Return = dyn_cast<ReturnStmt>(S)) {
+    if (Record && Return->getRetValue() && isTracked(Return->getRetValue()->getType())) {
+      AliasValue Value = evaluate(Return->getRetValue(), Environment);
+      Returned = Returned ? join(*Returned, Value) : Value;
+    }
+    return;
+  }
+  if (const auto *Lambda = dyn_cast<LambdaExpr>(S)) {
+    if (Record)
+      analyzeLambda(Lambda, Environment);
+    return;
+  }
+  const auto *Call = dyn_cast<CallExpr>(S);
+  if (!Call)
+    return;
+  // `t = expr` on a named handle rebinds it.
+  if (const auto *Assign = dyn_cast<CXXOperatorCallExpr>(Call);
+      Assign && Assign->getOperator() == OO_Equal && Assign->getNumArgs() == 2) {
+    const auto *Method = dyn_cast_or_null<CXXMethodDecl>(Assign->getDirectCallee());
+    const auto *Lhs = dyn_cast<DeclRefExpr>(Assign->getArg(0)->IgnoreImplicit());
+    const auto *Var = Lhs ? dyn_cast<VarDecl>(Lhs->getDecl()) : nullptr;
+    if (Method && Method->getRefQualifier() != RQ_RValue && Var &&
+        isTracked(Var->getType())) {
+      bind(Var, evaluate(Assign->getArg(1), Environment), Assign->getArg(1),
+           Environment, Record);
+      return;
+    }
+  }
+  if (Record)
+    recordWrites(Call, Environment, Block, Element);
+}
+
+void FunctionAliasAnalysis::recordWrites(const CallExpr *Call,
+                                         const AliasEnvironment &Environment,
+                                         unsigned Block, unsigned Element) {
+  auto Record = [&](const Expr *Target, llvm::StringRef Operator) -> WriteEvent & {
+    WriteEvent Write;
+    Write.Call = Call;
+    Write.Target = Target;
+    Write.Value = evaluate(Target, Environment);
+    Write.Operator = Context.intern(Operator);
+    Write.Owner = this;
+    Write.Block = Block;
+    Write.Element = Element;
+    for (const auto &[Var, Value] : Environment)
+      if (Value.Root == Write.Value.Root && Value.Rel == Relation::Handle &&
+          Var != Write.Value.Root)
+        Write.RootHandles.push_back(Var);
+    Writes.push_back(std::move(Write));
+    return Writes.back();
+  };
+
+  if (std::optional<TensorCall> Tensor =
+          resolveTensorCall(Call, Context.table())) {
+    for (unsigned Position : Tensor->Effect.WrittenArgs) {
+      if (Position >= Tensor->Args.size())
+        continue;
+      WriteEvent &Write = Record(Tensor->Args[Position], Tensor->Spelling);
+      Write.IsOutArgument = llvm::is_contained(Tensor->Effect.OutArgs, Position);
+      Write.IsIndexAssignment = Tensor->IsIndexAssignment;
+    }
+    return;
+  }
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  if (!Callee || !llvm::any_of(Call->arguments(), [](const Expr *Arg) {
+        return isTracked(Arg->getType());
+      }))
+    return;
+  const FunctionSummary *Summary = Context.summary(Callee);
+  if (!Summary)
+    return;
+  const FunctionDecl *Definition = Callee->getDefinition();
+  unsigned Offset = firstArgumentOffset(Call, Callee);
+  for (const FunctionSummary::ParameterWrite &Param : Summary->WrittenParameters) {
+    unsigned Arg = Param.Index + Offset;
+    if (Arg >= Call->getNumArgs() || Param.Index >= Definition->getNumParams())
+      continue;
+    WriteEvent &Write = Record(Call->getArg(Arg), Callee->getName());
+    Write.CalleeWrite = Param.Site;
+    Write.CalleeParam = Definition->getParamDecl(Param.Index);
+  }
+}
+
+void FunctionAliasAnalysis::analyzeLambda(const LambdaExpr *Lambda,
+                                          const AliasEnvironment &Environment) {
+  AliasEnvironment Seed = Environment;
+  for (const LambdaCapture &Capture : Lambda->captures()) {
+    if (!Capture.capturesVariable())
+      continue;
+    const auto *Var = dyn_cast<VarDecl>(Capture.getCapturedVar());
+    if (Var && Var->isInitCapture() && Var->getInit() &&
+        isTracked(Var->getType()))
+      bind(Var, evaluate(Var->getInit(), Environment), Var->getInit(), Seed,
+           true);
+  }
+  auto Inner = std::make_unique<FunctionAliasAnalysis>(
+      Lambda->getCallOperator(), Lambda->getBody(), Context, Enclosing,
+      std::move(Seed));
+  Writes.insert(Writes.end(), Inner->Writes.begin(), Inner->Writes.end());
+  for (const auto &[Site, Var] : Inner->ViewBindings)
+    ViewBindings[Site] = Var;
+  Lambdas.push_back(std::move(Inner));
+}
+
+} // namespace clang::tidy::libtorch

@@ -1,0 +1,231 @@
+//===- AliasAnalysis.h - where tensor handles and views come from ---------===//
+//
+// The analysis core every libtorch check is a client of.
+//
+// Problem: an in-place write is a bug or not depending on what the written
+// tensor aliases. `head.zero_()` is harmless if `head` is a fresh tensor and
+// corrupts the caller's data if `head = input.narrow(...)`.
+//
+// Approach: a forward, flow-sensitive dataflow over clang's CFG of one
+// function. For every tensor-valued variable it tracks an AliasValue: the
+// declaration that owns the storage (the root), where the root came from
+// (fresh, a parameter, object state, from_blob, unknown) and how the variable
+// relates to it (the handle itself or a copy of it, a definite view, a
+// possible alias, an expanded view, a detached view). Branches merge, loops
+// iterate to a fixpoint, lambdas are analysed with their captures' values.
+// Every in-place write met on the way is recorded as a WriteEvent with the
+// value of its target at that point.
+//
+// Calls to functions defined in the translation unit use FunctionSummaries,
+// computed on demand and memoised (callees before callers), which say which
+// parameters a function writes in place and which parameter it returns an
+// alias of.
+//
+// Simplifications, and what they cost:
+// - A root is a declaration, not an object: two elements of one container,
+//   or one member of two objects, share a root.
+// - Writing through a reference variable updates what the reference names,
+//   but a later reassignment of the reference is treated as rebinding it.
+// - Index ranges are not tracked: a view is a view of the whole root.
+// - Unknown callees are assumed to neither write nor alias their arguments.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TORCHALIAS_CHECKS_ALIASANALYSIS_H
+#define TORCHALIAS_CHECKS_ALIASANALYSIS_H
+
+#include "OperatorTable.h"
+#include "TensorModel.h"
+
+#include "clang/AST/Decl.h"
+#include "clang/Analysis/CFG.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace clang::tidy::libtorch {
+
+/// Where the storage of a root comes from.
+enum class Origin {
+  Fresh,       ///< A factory or out-of-place result made in this function.
+  CallerOwned, ///< A parameter: the caller can observe writes.
+  ObjectState, ///< A member, a module's parameter or buffer.
+  External,    ///< from_blob: memory the tensor does not own.
+  Unknown,
+};
+
+/// How a tensor relates to its root's storage.
+enum class Relation {
+  Handle,       ///< The root itself, or a copy of its handle.
+  DefiniteView, ///< Always a view (`slice`, `narrow`, `select`, ...).
+  MayAlias,     ///< A view or the root itself depending on layout (`reshape`).
+  Expanded,     ///< A view whose elements share memory (`expand`).
+  Detached,     ///< `detach()` or `data()` of the root.
+};
+
+/// What the analysis knows about one tensor value.
+struct AliasValue {
+  const ValueDecl *Root = nullptr; ///< Null for untracked temporaries.
+  Origin RootOrigin = Origin::Unknown;
+  Relation Rel = Relation::Handle;
+  const Expr *AliasSite = nullptr; ///< The call that made the latest view.
+  llvm::StringRef AliasOperator;   ///< Its operator, e.g. "narrow".
+  bool IsList = false;             ///< A std::vector of such views.
+
+  bool isView() const { return Rel != Relation::Handle; }
+  bool operator==(const AliasValue &Other) const {
+    return Root == Other.Root && RootOrigin == Other.RootOrigin &&
+           Rel == Other.Rel && AliasSite == Other.AliasSite &&
+           IsList == Other.IsList;
+  }
+  bool operator!=(const AliasValue &Other) const { return !(*this == Other); }
+};
+
+class FunctionAliasAnalysis;
+
+/// One in-place write met by the analysis.
+struct WriteEvent {
+  const Expr *Call = nullptr;   ///< The writing call.
+  const Expr *Target = nullptr; ///< The written operand.
+  AliasValue Value;             ///< What the target aliased at that point.
+  llvm::StringRef Operator;     ///< "add_", "operator=", or the callee's name.
+  bool IsOutArgument = false;
+  bool IsIndexAssignment = false;
+  /// For a call to a function of this translation unit that writes its
+  /// parameter: the write inside that function.
+  const Expr *CalleeWrite = nullptr;
+  const ParmVarDecl *CalleeParam = nullptr;
+  /// Variables that held a copy of the root's handle at the write.
+  llvm::SmallVector<const VarDecl *, 2> RootHandles;
+  /// The analysis (function or lambda body) the write was found in.
+  const FunctionAliasAnalysis *Owner = nullptr;
+  unsigned Block = 0, Element = 0;
+};
+
+/// What a function of the translation unit does to its tensor parameters.
+struct FunctionSummary {
+  struct ParameterWrite {
+    unsigned Index;
+    const Expr *Site;
+  };
+  std::vector<ParameterWrite> WrittenParameters;
+  /// The parameter whose alias the function returns, and how it relates.
+  std::optional<unsigned> ReturnsAliasOf;
+  Relation ReturnRelation = Relation::Handle;
+  bool ReturnsFresh = false;
+};
+
+/// Per-translation-unit state shared by the analyses of its functions.
+class AliasAnalysisContext {
+public:
+  AliasAnalysisContext(ASTContext &AST, const OperatorTable &Table)
+      : AST(AST), Table(Table) {}
+
+  ASTContext &ast() const { return AST; }
+  /// Interns a name so that AliasValue and WriteEvent can point at it.
+  llvm::StringRef intern(llvm::StringRef Name) {
+    return Names.insert(Name).first->getKey();
+  }
+  const OperatorTable &table() const { return Table; }
+
+  /// The summary of Callee, or null if it has no body here, is libtorch's or
+  /// is being computed (recursion).
+  const FunctionSummary *summary(const FunctionDecl *Callee);
+
+  /// The analysis of Function, run on first request.
+  const FunctionAliasAnalysis &analyze(const FunctionDecl *Function);
+
+private:
+  ASTContext &AST;
+  const OperatorTable &Table;
+  llvm::DenseMap<const FunctionDecl *, std::unique_ptr<FunctionSummary>>
+      Summaries;
+  llvm::DenseSet<const FunctionDecl *> InProgress;
+  llvm::StringSet<> Names;
+  llvm::DenseMap<const FunctionDecl *, std::unique_ptr<FunctionAliasAnalysis>>
+      Analyses;
+};
+
+using AliasEnvironment = llvm::DenseMap<const VarDecl *, AliasValue>;
+
+/// The dataflow over one function body (or one lambda body, seeded with the
+/// values of its captures).
+class FunctionAliasAnalysis {
+public:
+  FunctionAliasAnalysis(const FunctionDecl *Function, const Stmt *Body,
+                        AliasAnalysisContext &Context,
+                        const FunctionDecl *Enclosing = nullptr,
+                        AliasEnvironment Seed = AliasEnvironment());
+
+  const FunctionDecl *function() const { return Function; }
+  /// The outermost function, for a lambda body the function that holds it.
+  const FunctionDecl *enclosingFunction() const { return Enclosing; }
+  bool built() const { return Cfg != nullptr; }
+
+  /// Every in-place write, including those in lambda bodies, in source order.
+  const std::vector<WriteEvent> &writes() const { return Writes; }
+
+  /// The join of every returned value.
+  const std::optional<AliasValue> &returned() const { return Returned; }
+
+  /// Whether Root, or a handle copy of it, is referenced after Write on some
+  /// path (the write's own statement excluded).
+  bool isReferencedAfter(const WriteEvent &Write, const ValueDecl *Root) const;
+
+  /// The variable declared with View.AliasSite as its whole initializer, if
+  /// any; fix-its only touch such declarations.
+  const VarDecl *viewBinding(const Expr *AliasSite) const {
+    return ViewBindings.lookup(AliasSite);
+  }
+
+  /// The value of E in Environment.
+  AliasValue evaluate(const Expr *E, const AliasEnvironment &Environment) const;
+
+private:
+  void run(AliasEnvironment Seed);
+  AliasEnvironment entryEnvironment(const CFGBlock &Block,
+                                    const std::vector<AliasEnvironment> &Exits,
+                                    const AliasEnvironment &Seed) const;
+  void transfer(const Stmt *S, AliasEnvironment &Environment, bool Record,
+                unsigned Block, unsigned Element);
+  void bind(const VarDecl *Var, AliasValue Value, const Expr *Init,
+            AliasEnvironment &Environment, bool Record);
+  void recordWrites(const CallExpr *Call, const AliasEnvironment &Environment,
+                    unsigned Block, unsigned Element);
+  void analyzeLambda(const LambdaExpr *Lambda,
+                     const AliasEnvironment &Environment);
+  AliasValue evaluateCall(const CallExpr *Call,
+                          const AliasEnvironment &Environment) const;
+  AliasValue variableValue(const VarDecl *Var,
+                           const AliasEnvironment &Environment) const;
+  void indexReferences();
+
+  const FunctionDecl *Function;
+  const FunctionDecl *Enclosing;
+  const Stmt *Body;
+  AliasAnalysisContext &Context;
+  std::unique_ptr<CFG> Cfg;
+  std::vector<WriteEvent> Writes;
+  std::optional<AliasValue> Returned;
+  llvm::DenseMap<const Expr *, const VarDecl *> ViewBindings;
+  llvm::DenseMap<const VarDecl *, const Expr *> RangeForInits;
+  /// Per block, the declarations referenced by each element.
+  std::vector<std::vector<std::pair<unsigned, const ValueDecl *>>> References;
+  std::vector<std::unique_ptr<FunctionAliasAnalysis>> Lambdas;
+};
+
+/// A cheap syntactic pre-pass: whether Body contains an in-place tensor write
+/// or a call that passes a tensor to a function defined in this translation
+/// unit. The dataflow runs only on functions for which this holds.
+bool mayWriteTensors(const Stmt *Body, const OperatorTable &Table);
+
+/// Human-readable names used in diagnostics.
+llvm::StringRef describeOrigin(Origin O);
+
+} // namespace clang::tidy::libtorch
+
+#endif

@@ -1,0 +1,116 @@
+//===- AliasCheckBase.cpp - shared plumbing of the libtorch checks --------===//
+
+#include "AliasCheckBase.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+
+using namespace clang::ast_matchers;
+
+namespace clang::tidy::libtorch {
+
+namespace {
+AST_MATCHER(Decl, isLibtorchCode) { return isLibtorchDecl(&Node); }
+AST_MATCHER(FunctionDecl, isDependentPattern) {
+  return Node.isDependentContext();
+}
+} // namespace
+
+ast_matchers::internal::BindableMatcher<Decl> analyzableFunction() {
+  return functionDecl(
+      isDefinition(), hasBody(stmt()), unless(isExpansionInSystemHeader()),
+      unless(isImplicit()), unless(isLibtorchCode()),
+      unless(isDependentPattern()),
+      unless(cxxMethodDecl(ofClass(cxxRecordDecl(isLambda())))));
+}
+
+AliasCheckBase::AliasCheckBase(StringRef Name, ClangTidyContext *Context)
+    : ClangTidyCheck(Name, Context),
+      OperatorTablePath(Options.get("OperatorTable", "")) {}
+
+void AliasCheckBase::storeOptions(ClangTidyOptions::OptionMap &Opts) {
+  Options.store(Opts, "OperatorTable", OperatorTablePath);
+}
+
+void AliasCheckBase::onEndOfTranslationUnit() { Analysis.reset(); }
+
+const FunctionAliasAnalysis *
+AliasCheckBase::analyze(const FunctionDecl *Function, ASTContext &AST) {
+  if (!Table) {
+    llvm::Expected<std::shared_ptr<const OperatorTable>> Loaded =
+        OperatorTable::load(OperatorTablePath);
+    if (Loaded) {
+      Table = *Loaded;
+    } else {
+      // A bad table path must not silently disable the check: report it and
+      // fall back to the built-in table so the run still finds bugs.
+      configurationDiag("cannot use option '%0.OperatorTable': %1; using the "
+                        "built-in table for libtorch %2",
+                        DiagnosticIDs::Error)
+          << getID() << llvm::toString(Loaded.takeError())
+          << OperatorTable::builtin()->libtorchVersion();
+      Table = OperatorTable::builtin();
+    }
+  }
+  if (!mayWriteTensors(Function->getBody(), *Table))
+    return nullptr;
+  if (!Analysis || &Analysis->ast() != &AST)
+    Analysis = std::make_unique<AliasAnalysisContext>(AST, *Table);
+  const FunctionAliasAnalysis &Result = Analysis->analyze(Function);
+  return Result.built() ? &Result : nullptr;
+}
+
+std::string AliasCheckBase::describeTarget(const WriteEvent &Write) {
+  const AliasValue &Value = Write.Value;
+  llvm::StringRef Relation;
+  switch (Value.Rel) {
+  case Relation::Handle:
+    Relation = "the same tensor as";
+    break;
+  case Relation::DefiniteView:
+    Relation = "a view of";
+    break;
+  case Relation::MayAlias:
+    Relation = "a possible alias of";
+    break;
+  case Relation::Expanded:
+    Relation = "an expanded view of";
+    break;
+  case Relation::Detached:
+    Relation = "a detached view of";
+    break;
+  }
+  std::string Text = (Relation + " " + describeRoot(Value)).str();
+  const Expr *Target = skipHandleCopies(Write.Target);
+  if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(Target))
+    return ("'" + Ref->getDecl()->getName() + "', " + Text).str();
+  return Text;
+}
+
+std::string AliasCheckBase::describeRoot(const AliasValue &Value) {
+  llvm::StringRef Name =
+      Value.Root && Value.Root->getIdentifier() ? Value.Root->getName() : "";
+  return (describeOrigin(Value.RootOrigin) + " '" + Name + "'").str();
+}
+
+void AliasCheckBase::addAliasNotes(const WriteEvent &Write) {
+  const AliasValue &Value = Write.Value;
+  if (Value.AliasSite) {
+    unsigned Kind = Value.Rel == Relation::MayAlias   ? 1
+                    : Value.Rel == Relation::Expanded ? 2
+                    : Value.Rel == Relation::Detached ? 3
+                                                      : 0;
+    diag(Value.AliasSite->getExprLoc(),
+         "%select{view|possible alias|expanded view|detached view}0 of %1 "
+         "created here by '%2'",
+         DiagnosticIDs::Note)
+        << Kind << describeRoot(Value) << Value.AliasOperator;
+  }
+  if (Write.CalleeWrite && Write.CalleeParam)
+    diag(Write.CalleeWrite->getExprLoc(),
+         "'%0' writes its parameter '%1' in place here", DiagnosticIDs::Note)
+        << Write.Operator << Write.CalleeParam->getName();
+}
+
+} // namespace clang::tidy::libtorch

@@ -1,0 +1,56 @@
+//===- AliasCheckBase.h - shared plumbing of the libtorch checks *- C++ -*-===//
+//
+// The libtorch checks are thin clients of the alias analysis. This base loads
+// the operator table named by the `OperatorTable` option, keeps the analysis
+// of the current translation unit, and words the notes that point at both ends
+// of an alias.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TORCHALIAS_CHECKS_ALIASCHECKBASE_H
+#define TORCHALIAS_CHECKS_ALIASCHECKBASE_H
+
+#include "AliasAnalysis.h"
+#include "clang-tidy/ClangTidyCheck.h"
+#include "clang/ASTMatchers/ASTMatchers.h"
+
+#include <memory>
+#include <string>
+
+namespace clang::tidy::libtorch {
+
+/// Function definitions the checks analyse: user code with a body, not
+/// libtorch's own inline functions, not system headers, not lambda bodies
+/// (they are analysed with the function that holds them) and not dependent
+/// template patterns (their instantiations are analysed instead).
+ast_matchers::internal::BindableMatcher<Decl> analyzableFunction();
+
+class AliasCheckBase : public ClangTidyCheck {
+public:
+  AliasCheckBase(StringRef Name, ClangTidyContext *Context);
+  void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
+  void onEndOfTranslationUnit() override;
+
+protected:
+  /// The analysis of Function if it may write tensors, else null.
+  const FunctionAliasAnalysis *analyze(const FunctionDecl *Function,
+                                       ASTContext &AST);
+
+  /// The written tensor and how it relates to its root: "'head', a view of
+  /// parameter 'input'", or "a view of parameter 'input'" when unnamed.
+  static std::string describeTarget(const WriteEvent &Write);
+  /// "parameter 'input'", "member 'weight_'", ...
+  static std::string describeRoot(const AliasValue &Value);
+
+  /// Notes at the alias site and, for a write inside a callee, at that write.
+  void addAliasNotes(const WriteEvent &Write);
+
+private:
+  const std::string OperatorTablePath;
+  std::shared_ptr<const OperatorTable> Table;
+  std::unique_ptr<AliasAnalysisContext> Analysis;
+};
+
+} // namespace clang::tidy::libtorch
+
+#endif

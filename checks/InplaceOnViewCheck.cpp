@@ -1,0 +1,141 @@
+//===- InplaceOnViewCheck.cpp - libtorch-inplace-on-view ------------------===//
+
+#include "InplaceOnViewCheck.h"
+
+#include "clang-tidy/utils/OptionsUtils.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/Lex/Lexer.h"
+
+using namespace clang::ast_matchers;
+
+namespace clang::tidy::libtorch {
+
+static constexpr llvm::StringRef FunctionId = "function";
+static constexpr llvm::StringRef DefaultOutputParameterNames =
+    "out;output;result;dst";
+
+InplaceOnViewCheck::InplaceOnViewCheck(StringRef Name, ClangTidyContext *Context)
+    : AliasCheckBase(Name, Context),
+      WarnOnLocalBuffers(Options.get("WarnOnLocalBuffers", false)),
+      RawOutputParameterNames(
+          Options.get("OutputParameterNames", DefaultOutputParameterNames)),
+      OutputParameterNames(
+          utils::options::parseStringList(RawOutputParameterNames)) {}
+
+void InplaceOnViewCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
+  AliasCheckBase::storeOptions(Opts);
+  Options.store(Opts, "WarnOnLocalBuffers", WarnOnLocalBuffers);
+  Options.store(Opts, "OutputParameterNames", RawOutputParameterNames);
+}
+
+void InplaceOnViewCheck::registerMatchers(MatchFinder *Finder) {
+  Finder->addMatcher(analyzableFunction().bind(FunctionId), this);
+}
+
+void InplaceOnViewCheck::check(const MatchFinder::MatchResult &Result) {
+  const auto *Function = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId);
+  if (const FunctionAliasAnalysis *Analysis = analyze(Function, *Result.Context))
+    for (const WriteEvent &Write : Analysis->writes())
+      if (shouldReport(Write))
+        report(Write);
+}
+
+void InplaceOnViewCheck::onEndOfTranslationUnit() {
+  AliasCheckBase::onEndOfTranslationUnit();
+  FixedSites.clear();
+}
+bool InplaceOnViewCheck::isOutputParameter(const ValueDecl *Root,
+                                           const FunctionDecl *Function) const {
+  // ATen's convention: `foo_` and `foo_out` write their arguments on purpose.
+  if (Function->getIdentifier()) {
+    StringRef Name = Function->getName();
+    if (Name.ends_with("_") || Name.ends_with("_out") || Name.ends_with("_outf"))
+      return true;
+  }
+  const auto *Param = dyn_cast_or_null<ParmVarDecl>(Root);
+  if (!Param)
+    return false;
+  QualType Type = Param->getType();
+  if (Type->isLValueReferenceType() &&
+      !Type.getNonReferenceType().isConstQualified())
+    return true;
+  return llvm::is_contained(OutputParameterNames, Param->getName());
+}
+
+bool InplaceOnViewCheck::shouldReport(const WriteEvent &Write) const {
+  const AliasValue &Value = Write.Value;
+  if (!Value.Root || !Value.isView() || Value.Rel == Relation::Detached)
+    return false;
+  const FunctionDecl *Function = Write.Owner->enclosingFunction();
+  if (Value.Rel == Relation::Expanded)
+    return true;
+  switch (Value.RootOrigin) {
+  case Origin::CallerOwned:
+    return !isOutputParameter(Value.Root, Function);
+  case Origin::ObjectState:
+    return true;
+  case Origin::Fresh:
+    if (Value.Rel == Relation::MayAlias || WarnOnLocalBuffers)
+      return Write.Owner->isReferencedAfter(Write, Value.Root);
+    return false;
+  case Origin::External:
+  case Origin::Unknown:
+    return false;
+  }
+  return false;
+}
+
+void InplaceOnViewCheck::report(const WriteEvent &Write) {
+  const AliasValue &Value = Write.Value;
+  std::string Target = describeTarget(Write);
+  SourceLocation Loc = Write.Call->getExprLoc();
+  std::optional<FixItHint> Fix = cloneAtView(Write);
+
+  if (Value.Rel == Relation::Expanded) {
+    bool OnlyWarns =
+        Write.Operator == "index_put_" || Write.Operator == "masked_fill_";
+    diag(Loc, "'%0' writes in place to %1, whose elements share memory; "
+              "%select{PyTorch throws 'unsupported operation: more than one "
+              "element of the written-to tensor refers to a single memory "
+              "location'|PyTorch only warns and the result is silently wrong}2")
+        << Write.Operator << Target << OnlyWarns << Fix;
+  } else if (Value.Rel == Relation::MayAlias) {
+    diag(Loc, "'%0' writes in place to %1 ('%2' returns a view when the layout "
+              "allows); whether '%3' changes depends on its layout at run time")
+        << Write.Operator << Target << Value.AliasOperator
+        << Value.Root->getName() << Fix;
+  } else {
+    unsigned Consequence = Value.RootOrigin == Origin::CallerOwned   ? 0
+                           : Value.RootOrigin == Origin::ObjectState ? 1
+                                                                     : 2;
+    diag(Loc, "'%0' writes in place to %1; %select{the caller's tensor changes "
+              "too|the object's state changes too|'%2' is read afterwards and "
+              "sees the write}3")
+        << Write.Operator << Target << Value.Root->getName() << Consequence
+        << Fix;
+  }
+  addAliasNotes(Write);
+}
+
+// Note [Clone fix-it]
+// Cloning where the view is created makes the variable an independent tensor,
+// which is what writing it in place assumes. It is offered only when the view
+// initialises a declared tensor variable (so the clone is not a discarded
+// temporary), outside macros, and once per view.
+std::optional<FixItHint> InplaceOnViewCheck::cloneAtView(const WriteEvent &Write) {
+  const Expr *Site = Write.Value.AliasSite;
+  const VarDecl *Binding = Site ? Write.Owner->viewBinding(Site) : nullptr;
+  if (!Binding || !isTensorType(Binding->getType()) ||
+      Site->getBeginLoc().isMacroID() || Site->getEndLoc().isMacroID() ||
+      !FixedSites.insert(Site).second)
+    return std::nullopt;
+  const ASTContext &AST = Binding->getASTContext();
+  SourceLocation End = Lexer::getLocForEndOfToken(
+      Site->getEndLoc(), 0, AST.getSourceManager(), getLangOpts());
+  if (End.isInvalid())
+    return std::nullopt;
+  return FixItHint::CreateInsertion(End, ".clone()");
+}
+
+} // namespace clang::tidy::libtorch

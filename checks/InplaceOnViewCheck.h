@@ -1,0 +1,44 @@
+//===- InplaceOnViewCheck.h - libtorch-inplace-on-view ---------*- C++ -*-===//
+
+#ifndef TORCHALIAS_CHECKS_INPLACEONVIEWCHECK_H
+#define TORCHALIAS_CHECKS_INPLACEONVIEWCHECK_H
+
+#include "AliasCheckBase.h"
+
+#include <string>
+#include <vector>
+
+namespace clang::tidy::libtorch {
+
+/// Finds in-place writes through a view whose base the author can observe: a
+/// parameter, object state, an expanded tensor, or a may-alias result.
+///
+/// For the user-facing documentation see:
+/// docs/checks/libtorch-inplace-on-view.md
+class InplaceOnViewCheck : public AliasCheckBase {
+public:
+  InplaceOnViewCheck(StringRef Name, ClangTidyContext *Context);
+  bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
+    return LangOpts.CPlusPlus17;
+  }
+  void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
+  void registerMatchers(ast_matchers::MatchFinder *Finder) override;
+  void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
+  void onEndOfTranslationUnit() override;
+
+private:
+  bool isOutputParameter(const ValueDecl *Root,
+                         const FunctionDecl *Function) const;
+  bool shouldReport(const WriteEvent &Write) const;
+  void report(const WriteEvent &Write);
+  std::optional<FixItHint> cloneAtView(const WriteEvent &Write);
+
+  const bool WarnOnLocalBuffers;
+  const std::string RawOutputParameterNames;
+  const std::vector<StringRef> OutputParameterNames;
+  llvm::DenseSet<const Expr *> FixedSites;
+};
+
+} // namespace clang::tidy::libtorch
+
+#endif

@@ -1,0 +1,253 @@
+//===- TensorModel.cpp - C++ spellings of libtorch tensor operations ------===//
+
+#include "TensorModel.h"
+
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/ExprCXX.h"
+#include "llvm/ADT/StringSwitch.h"
+
+namespace clang::tidy::libtorch {
+
+namespace {
+
+const NamespaceDecl *outermostNamespace(const DeclContext *Context) {
+  const NamespaceDecl *Outermost = nullptr;
+  for (; Context; Context = Context->getParent())
+    if (const auto *NS = dyn_cast<NamespaceDecl>(Context))
+      if (!NS->isInline() && !NS->isAnonymousNamespace())
+        Outermost = NS;
+  return Outermost;
+}
+
+bool isInNamespace(const Decl *D, llvm::StringRef Name) {
+  const NamespaceDecl *NS = outermostNamespace(D->getDeclContext());
+  return NS && NS->getName() == Name;
+}
+
+const CXXRecordDecl *recordOf(QualType Type) {
+  if (Type.isNull())
+    return nullptr;
+  return Type.getNonReferenceType()->getAsCXXRecordDecl();
+}
+
+bool isTensorRecord(const CXXRecordDecl *Record) {
+  if (!Record || !Record->getIdentifier())
+    return false;
+  llvm::StringRef Name = Record->getName();
+  return (Name == "Tensor" || Name == "TensorBase") && isInNamespace(Record, "at");
+}
+
+/// The compound assignments are spelled as operators but are the in-place
+/// operators of the table.
+llvm::StringRef compoundAssignmentOperator(OverloadedOperatorKind Kind) {
+  switch (Kind) {
+  case OO_PlusEqual:
+    return "add_";
+  case OO_MinusEqual:
+    return "sub_";
+  case OO_StarEqual:
+    return "mul_";
+  case OO_SlashEqual:
+    return "div_";
+  case OO_AmpEqual:
+    return "bitwise_and_";
+  case OO_PipeEqual:
+    return "bitwise_or_";
+  case OO_CaretEqual:
+    return "bitwise_xor_";
+  default:
+    return "";
+  }
+}
+
+/// `t.index({...})` is a view when every index is basic (integers, slices,
+/// None, Ellipsis) and a copy when any index is a tensor (advanced indexing).
+bool hasTensorIndex(const Expr *IndexList) {
+  IndexList = IndexList->IgnoreImplicit();
+  if (const auto *Construct = dyn_cast<CXXStdInitializerListExpr>(IndexList))
+    IndexList = Construct->getSubExpr()->IgnoreImplicit();
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(IndexList))
+    if (Construct->getNumArgs() == 1)
+      return hasTensorIndex(Construct->getArg(0));
+  if (const auto *Init = dyn_cast<InitListExpr>(IndexList)) {
+    for (const Expr *Element : Init->inits()) {
+      const Expr *Inner = Element->IgnoreImplicit();
+      if (const auto *Construct = dyn_cast<CXXConstructExpr>(Inner))
+        if (Construct->getNumArgs() >= 1)
+          Inner = Construct->getArg(0)->IgnoreImplicit();
+      if (isTensorType(Inner->getType()))
+        return true;
+    }
+    return false;
+  }
+  // An ArrayRef built elsewhere: we cannot see the indices.
+  return true;
+}
+
+/// A view of argument 0, as `select` or a basic `index` produces.
+CallEffect viewOfObject(llvm::StringRef Operator) {
+  CallEffect Effect;
+  Effect.Operator = Operator.str();
+  Effect.ResultAliases = 0;
+  Effect.View = ViewKind::Definite;
+  return Effect;
+}
+
+std::optional<TensorCall> resolveMethodCall(const CallExpr *Call,
+                                            const CXXMethodDecl *Method,
+                                            const Expr *Object,
+                                            llvm::ArrayRef<const Expr *> Rest,
+                                            const OperatorTable &Table) {
+  TensorCall Result;
+  Result.Call = Call;
+  Result.Spelling = Method->getNameAsString();
+  Result.Args.push_back(Object);
+  Result.Args.append(Rest.begin(), Rest.end());
+  unsigned NumArgs = Result.Args.size();
+
+  if (Method->getOverloadedOperator() == OO_Equal) {
+    // Only the rvalue-qualified assignment writes; `t = u` rebinds a handle.
+    if (Method->getRefQualifier() != RQ_RValue)
+      return std::nullopt;
+    Result.IsIndexAssignment = true;
+    Result.Effect.Operator = "operator=";
+    Result.Effect.WrittenArgs.push_back(0);
+    Result.Effect.ResultAliases = 0;
+    return Result;
+  }
+  if (Method->getOverloadedOperator() == OO_Subscript) {
+    Result.Effect = viewOfObject("select");
+    return Result;
+  }
+  llvm::StringRef Compound =
+      compoundAssignmentOperator(Method->getOverloadedOperator());
+  if (!Compound.empty()) {
+    if (std::optional<CallEffect> Effect = Table.resolveMethod(Compound, 2)) {
+      Result.Effect = *Effect;
+      return Result;
+    }
+    return std::nullopt;
+  }
+  if (!Method->getIdentifier())
+    return std::nullopt;
+  llvm::StringRef Name = Method->getName();
+  if (Name == "index" && NumArgs == 2) {
+    if (hasTensorIndex(Result.Args[1]))
+      Result.Effect.Operator = "index";
+    else
+      Result.Effect = viewOfObject("index");
+    return Result;
+  }
+  if ((Name == "detach" || Name == "data") && NumArgs == 1) {
+    Result.Special =
+        Name == "detach" ? SpecialOperation::Detach : SpecialOperation::Data;
+    Result.Effect = viewOfObject(Name);
+    return Result;
+  }
+  if (std::optional<CallEffect> Effect = Table.resolveMethod(Name, NumArgs)) {
+    Result.Effect = *Effect;
+    return Result;
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+bool isTensorType(QualType Type) { return isTensorRecord(recordOf(Type)); }
+
+bool isTensorListType(QualType Type) {
+  const auto *Spec =
+      dyn_cast_or_null<ClassTemplateSpecializationDecl>(recordOf(Type));
+  if (!Spec || !Spec->isInStdNamespace() || Spec->getName() != "vector")
+    return false;
+  const TemplateArgumentList &Args = Spec->getTemplateArgs();
+  return Args.size() >= 1 && Args[0].getKind() == TemplateArgument::Type &&
+         isTensorType(Args[0].getAsType());
+}
+
+bool isLibtorchDecl(const Decl *D) {
+  const NamespaceDecl *NS = outermostNamespace(D->getDeclContext());
+  if (!NS)
+    return false;
+  llvm::StringRef Name = NS->getName();
+  return Name == "at" || Name == "c10" || Name == "torch" || Name == "caffe2";
+}
+
+const Expr *skipHandleCopies(const Expr *E) {
+  while (E) {
+    E = E->IgnoreImplicit()->IgnoreParens();
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+      if (Construct->getNumArgs() >= 1 &&
+          (Construct->getConstructor()->isCopyOrMoveConstructor() ||
+           isTensorType(Construct->getArg(0)->getType()))) {
+        E = Construct->getArg(0);
+        continue;
+      }
+      return E;
+    }
+    if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(E)) {
+      E = Cast->getSubExpr();
+      continue;
+    }
+    if (const auto *Call = dyn_cast<CallExpr>(E))
+      if (Call->isCallToStdMove() && Call->getNumArgs() == 1) {
+        E = Call->getArg(0);
+        continue;
+      }
+    return E;
+  }
+  return E;
+}
+
+std::optional<TensorCall> resolveTensorCall(const CallExpr *Call,
+                                            const OperatorTable &Table) {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  if (!Callee)
+    return std::nullopt;
+
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call)) {
+    const auto *Method = dyn_cast<CXXMethodDecl>(Callee);
+    if (!Method || !isTensorRecord(Method->getParent()))
+      return std::nullopt;
+    llvm::SmallVector<const Expr *, 4> Rest(Call->arguments());
+    return resolveMethodCall(Call, Method, Member->getImplicitObjectArgument(),
+                             Rest, Table);
+  }
+  if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(Call)) {
+    const auto *Method = dyn_cast<CXXMethodDecl>(Callee);
+    if (!Method || !isTensorRecord(Method->getParent()) ||
+        Operator->getNumArgs() == 0)
+      return std::nullopt;
+    llvm::SmallVector<const Expr *, 4> Rest(Call->arguments());
+    Rest.erase(Rest.begin());
+    return resolveMethodCall(Call, Method, Operator->getArg(0), Rest, Table);
+  }
+
+  if (!Callee->getIdentifier() || !isLibtorchDecl(Callee) ||
+      isa<CXXMethodDecl>(Callee))
+    return std::nullopt;
+  TensorCall Result;
+  Result.Call = Call;
+  Result.Args.append(Call->arg_begin(), Call->arg_end());
+  llvm::StringRef Name = Callee->getName();
+  Result.Spelling = Name.str();
+  if (Name == "from_blob") {
+    Result.Special = SpecialOperation::FromBlob;
+    Result.Effect.Operator = "from_blob";
+    return Result;
+  }
+  if (std::optional<CallEffect> Effect =
+          Table.resolveFunction(Name, Result.Args.size())) {
+    Result.Effect = *Effect;
+    return Result;
+  }
+  // Other libtorch functions that return a tensor (factories such as
+  // torch::tensor) return a new one.
+  if (isTensorType(Call->getType())) {
+    Result.Effect.Operator = Name.str();
+    return Result;
+  }
+  return std::nullopt;
+}
+
+} // namespace clang::tidy::libtorch

@@ -1,0 +1,69 @@
+//===- TensorModel.h - C++ spellings of libtorch tensor operations --------===//
+//
+// Maps a C++ call to what it does to tensors: the lookup layer between clang's
+// AST and the operator table. Method calls on at::Tensor/at::TensorBase,
+// at::/torch:: free functions and their _out/_outf forms are looked up in the
+// table. Only the C++ surface that has no schema is modelled here by hand: the
+// rvalue `Tensor::operator=` (assignment into an index), `index`/`operator[]`,
+// `data()`, `detach()`, the compound assignments and `from_blob`.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TORCHALIAS_CHECKS_TENSORMODEL_H
+#define TORCHALIAS_CHECKS_TENSORMODEL_H
+
+#include "OperatorTable.h"
+#include "clang/AST/Expr.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <optional>
+
+namespace clang::tidy::libtorch {
+
+/// True for at::Tensor and at::TensorBase, through references and qualifiers.
+bool isTensorType(QualType Type);
+
+/// True for standard containers of tensors (`std::vector<at::Tensor>`), which
+/// hold the views returned by `split`, `chunk` and `unbind`.
+bool isTensorListType(QualType Type);
+
+/// True if Decl is declared in namespace at, c10 or torch (directly or nested),
+/// i.e. it is libtorch's own code, not the user's.
+bool isLibtorchDecl(const Decl *Decl);
+
+/// C++-only operations with no schema of their own.
+enum class SpecialOperation {
+  None,
+  Detach,   ///< `detach()`: a view sharing the version counter.
+  Data,     ///< `data()`: a view that does not share the version counter.
+  FromBlob, ///< `from_blob`: wraps memory the tensor does not own.
+};
+
+/// A call that involves tensors, resolved to its effect.
+struct TensorCall {
+  const CallExpr *Call = nullptr;
+  /// The C++ spelling, for diagnostics: "add_", "add_out", "operator[]".
+  std::string Spelling;
+  /// The call's tensor operands, in C++ order; for a method or operator call
+  /// on a tensor the object comes first. CallEffect positions index this.
+  llvm::SmallVector<const Expr *, 4> Args;
+  CallEffect Effect;
+  SpecialOperation Special = SpecialOperation::None;
+  /// Assignment into an index (`t[i] = v`, `t.index({...}) = v`).
+  bool IsIndexAssignment = false;
+
+  const Expr *written(unsigned I) const { return Args[Effect.WrittenArgs[I]]; }
+};
+
+/// Resolves Call if it is a libtorch tensor operation; std::nullopt otherwise
+/// (including calls to the user's own functions).
+std::optional<TensorCall> resolveTensorCall(const CallExpr *Call,
+                                            const OperatorTable &Table);
+
+/// Strips the implicit nodes around a tensor-valued expression: casts,
+/// temporaries, parentheses and copy or move construction of a handle.
+const Expr *skipHandleCopies(const Expr *E);
+
+} // namespace clang::tidy::libtorch
+
+#endif

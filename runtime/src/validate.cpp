@@ -1,0 +1,211 @@
+#include "torchalias/validate.h"
+
+#include "torchalias/fingerprint.h"
+#include "torchalias/parameters.h"
+
+#include <ATen/MemoryOverlap.h>
+#include <ATen/core/grad_mode.h>
+
+#include <cstdio>
+#include <iostream>
+
+namespace torchalias {
+namespace {
+
+const char *to_string(at::MemOverlap overlap) {
+  switch (overlap) {
+  case at::MemOverlap::No:
+    return "no";
+  case at::MemOverlap::Yes:
+    return "yes";
+  case at::MemOverlap::TooHard:
+    return "too-hard";
+  }
+  return "?";
+}
+
+std::string hex(std::uint64_t value) {
+  char text[19];
+  std::snprintf(text, sizeof text, "0x%016llx",
+                static_cast<unsigned long long>(value));
+  return text;
+}
+
+std::string json_string_array(const std::vector<std::string> &values) {
+  std::string json = "[";
+  for (const std::string &value : values)
+    json += (json.size() > 1 ? "," : "") + json_quote(value);
+  return json + "]";
+}
+
+// Splits "a, b.x(), c" at top-level commas, as the macro stringizes it.
+std::vector<std::string> split_argument_names(const char *names,
+                                              std::size_t count) {
+  std::vector<std::string> parts(1);
+  int depth = 0;
+  for (const char *c = names; *c != '\0'; ++c) {
+    if (*c == '(' || *c == '[' || *c == '{')
+      ++depth;
+    if (*c == ')' || *c == ']' || *c == '}')
+      --depth;
+    if (*c == ',' && depth == 0)
+      parts.emplace_back();
+    else if (*c != ' ' || !parts.back().empty())
+      parts.back() += *c;
+  }
+  if (parts.size() != count) { // not the macro's list: fall back to indices
+    parts.clear();
+    for (std::size_t i = 0; i < count; ++i)
+      parts.push_back("input " + std::to_string(i));
+  }
+  return parts;
+}
+
+} // namespace
+
+// Note [In place on a view]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~
+// A write through `target` is confirmed to alias when
+//  - the target overlaps itself (expanded, stride 0): the write either
+//    throws or races with itself (at::has_internal_overlap says yes);
+//  - it is a view of a leaf that requires grad while grad mode is on:
+//    autograd rejects the write;
+//  - some other TensorImpl still uses its storage: the view's base is held
+//    elsewhere, or another view, a detach() or a .data() alias shares it.
+// The view keeps its base alive itself, so the base's storage reference
+// counts as another user only when someone else holds the base too.
+// It is clean when the target is a view but nothing else can observe the
+// write, and not-applicable when the target is no view and shares nothing
+// (a may-alias operation such as reshape() returned a copy).
+validation_result check_inplace_on_view(const at::Tensor &target) {
+  facts details;
+  if (!target.defined() || !target.has_storage()) {
+    details.add("defined", target.defined());
+    return {verdict::not_applicable, std::move(details)};
+  }
+  const bool is_view = target.is_view();
+  const bool base_alive_elsewhere = is_view && target._base().use_count() > 1;
+  const bool base_held_only_by_view = is_view && !base_alive_elsewhere;
+  const auto storage_users =
+      static_cast<std::int64_t>(target.storage().use_count());
+  const std::int64_t other_users =
+      storage_users - 1 - (base_held_only_by_view ? 1 : 0);
+  const at::MemOverlap overlap = at::has_internal_overlap(target);
+  const bool grad_mode = at::GradMode::is_enabled();
+  const bool view_of_grad_leaf = is_view && target._base().is_leaf() &&
+                                 target._base().requires_grad();
+
+  details.add("is_view", is_view)
+      .add("base_alive_elsewhere", base_alive_elsewhere)
+      .add("other_tensors_on_storage", other_users)
+      .add("internal_overlap", to_string(overlap))
+      .add("view_of_leaf_requiring_grad", view_of_grad_leaf)
+      .add("grad_mode", grad_mode)
+      .add("sizes", c10::str(target.sizes()))
+      .add("strides", c10::str(target.strides()));
+
+  const bool confirmed = overlap == at::MemOverlap::Yes ||
+                         (view_of_grad_leaf && grad_mode) || other_users > 0;
+  if (confirmed)
+    return {verdict::confirmed, std::move(details)};
+  return {is_view ? verdict::clean : verdict::not_applicable,
+          std::move(details)};
+}
+
+verdict validate_inplace_on_view(const at::Tensor &target,
+                                 site_location &site) {
+  validation_result result = check_inplace_on_view(target);
+  report(site, result.verdict, result.facts);
+  return result.verdict;
+}
+
+validation_result check_parameters(const torch::nn::Module &module) {
+  const std::vector<parameter_tie_group> groups = parameter_tie_groups(module);
+  std::string groups_json = "[";
+  for (const parameter_tie_group &group : groups)
+    groups_json += (groups_json.size() > 1 ? "," : "") +
+                   json_string_array(group.names);
+  facts details;
+  const std::size_t count = module.parameters(/*recurse=*/true).size();
+  details.add("parameters", count)
+      .add("unique_parameters", unique_parameters(module).size())
+      .add_json("tie_groups", groups_json + "]");
+  if (count == 0)
+    return {verdict::not_applicable, std::move(details)};
+  return {groups.empty() ? verdict::clean : verdict::confirmed,
+          std::move(details)};
+}
+
+verdict validate_parameters(const torch::nn::Module &module,
+                            site_location &site) {
+  validation_result result = check_parameters(module);
+  report(site, result.verdict, result.facts);
+  return result.verdict;
+}
+
+// Note [Worker fingerprints]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~
+// The guard cannot see who writes an input, only that its bytes differ
+// between spawn and join. A write that restores the old bytes goes unseen,
+// and so does a race that happens to leave the same values. Inputs that are
+// not strided CPU tensors cannot be fingerprinted here; they are listed with
+// "fingerprinted": false and do not decide the verdict.
+worker_guard::worker_guard(site_location &site, std::vector<at::Tensor> inputs,
+                           const char *names)
+    : site_(site), inputs_(std::move(inputs)),
+      names_(split_argument_names(names, inputs_.size())),
+      active_(reporting_enabled()) {
+  if (!active_)
+    return;
+  for (const at::Tensor &input : inputs_) {
+    const bool can_hash = input.defined() && input.device().is_cpu() &&
+                          input.layout() == at::kStrided;
+    fingerprinted_.push_back(can_hash);
+    before_.push_back(can_hash ? fingerprint(input) : 0);
+  }
+}
+
+worker_guard::~worker_guard() {
+  if (verified_ || !active_)
+    return;
+  try {
+    verify();
+  } catch (const std::exception &e) {
+    std::cerr << "torchalias: worker guard at " << site_.file << ":"
+              << site_.line << " could not report: " << e.what() << "\n";
+  }
+}
+
+validation_result worker_guard::check() const {
+  facts details;
+  std::string inputs_json = "[";
+  std::int64_t changed_count = 0, checked = 0;
+  for (std::size_t i = 0; i < inputs_.size() && active_; ++i) {
+    facts input;
+    input.add("name", names_[i]).add("fingerprinted", bool(fingerprinted_[i]));
+    if (fingerprinted_[i]) {
+      const std::uint64_t after = fingerprint(inputs_[i]);
+      input.add("changed", after != before_[i])
+          .add("before", hex(before_[i]))
+          .add("after", hex(after));
+      changed_count += after != before_[i];
+      ++checked;
+    }
+    inputs_json += (i > 0 ? "," : "") + input.to_json();
+  }
+  details.add_json("inputs", inputs_json + "]").add("changed", changed_count);
+  if (checked == 0)
+    return {verdict::not_applicable, std::move(details)};
+  return {changed_count > 0 ? verdict::confirmed : verdict::clean,
+          std::move(details)};
+}
+
+verdict worker_guard::verify() {
+  validation_result result = check();
+  if (active_ && !verified_)
+    report(site_, result.verdict, result.facts);
+  verified_ = true;
+  return result.verdict;
+}
+
+} // namespace torchalias

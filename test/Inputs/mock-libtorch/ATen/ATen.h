@@ -1,0 +1,255 @@
+// Mock of libtorch's ATen headers for the lit tests. The declarations follow
+// Debian's libtorch 1.13.1 (ATen/core/TensorBody.h, TensorBase.h,
+// ATen/Functions.h): in-place methods are `const`, views return `Tensor` by
+// value, in-place and out= functions return `Tensor&`. Only what the tests use
+// is declared; keep new declarations faithful to the real headers.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace c10 {
+struct nullopt_t { constexpr explicit nullopt_t(int) {} };
+constexpr nullopt_t nullopt{0};
+template <class T> class optional {
+public:
+  optional() {}
+  optional(nullopt_t) {}
+  optional(T) {}
+};
+template <class T> class ArrayRef {
+public:
+  ArrayRef() {}
+  ArrayRef(const T &) {}
+  ArrayRef(const std::vector<T> &) {}
+  ArrayRef(std::initializer_list<T>) {}
+  const T *begin() const;
+  const T *end() const;
+  size_t size() const;
+};
+using IntArrayRef = ArrayRef<int64_t>;
+class Scalar {
+public:
+  Scalar(int) {}
+  Scalar(int64_t) {}
+  Scalar(double) {}
+  Scalar(float) {}
+  Scalar(bool) {}
+};
+enum class ScalarType : int8_t { Byte, Float, Double, Long, Bool, Half };
+enum class MemoryFormat : int8_t { Contiguous, Preserve, ChannelsLast };
+struct Device { Device(const std::string &) {} };
+struct TensorOptions {
+  TensorOptions() {}
+  TensorOptions(ScalarType) {}
+  TensorOptions dtype(ScalarType) const;
+  TensorOptions requires_grad(bool = true) const;
+};
+class TensorImpl;
+class Storage {};
+template <class T> class List {
+public:
+  List() {}
+  List(std::initializer_list<T>) {}
+};
+} // namespace c10
+
+namespace at {
+using c10::ArrayRef;
+using c10::IntArrayRef;
+using c10::MemoryFormat;
+using c10::nullopt;
+using c10::optional;
+using c10::Scalar;
+using c10::ScalarType;
+using c10::TensorOptions;
+constexpr ScalarType kFloat = ScalarType::Float;
+constexpr ScalarType kByte = ScalarType::Byte;
+constexpr ScalarType kLong = ScalarType::Long;
+class Tensor;
+using TensorList = ArrayRef<Tensor>;
+
+namespace indexing {
+struct EllipsisIndexType {};
+struct Slice {
+  Slice(optional<int64_t> start = nullopt, optional<int64_t> stop = nullopt,
+        optional<int64_t> step = nullopt);
+};
+struct TensorIndex {
+  TensorIndex(c10::nullopt_t);
+  TensorIndex(int64_t);
+  TensorIndex(int);
+  TensorIndex(bool);
+  TensorIndex(Slice);
+  TensorIndex(EllipsisIndexType);
+  TensorIndex(const char *);
+  TensorIndex(Tensor);
+};
+constexpr c10::nullopt_t None = c10::nullopt;
+constexpr EllipsisIndexType Ellipsis{};
+} // namespace indexing
+
+class TensorBase {
+public:
+  int64_t dim() const;
+  int64_t size(int64_t dim) const;
+  IntArrayRef sizes() const;
+  int64_t numel() const;
+  bool defined() const;
+  bool is_contiguous() const;
+  bool requires_grad() const;
+  void *data_ptr() const;
+  template <typename T> T *data_ptr() const;
+  c10::TensorImpl *unsafeGetTensorImpl() const;
+  const c10::Storage &storage() const;
+  bool is_same(const TensorBase &other) const;
+  int64_t use_count() const;
+};
+
+class Tensor : public TensorBase {
+public:
+  Tensor();
+  Tensor(const Tensor &);
+  Tensor(Tensor &&);
+  Tensor &operator=(const Tensor &x) &;
+  Tensor &operator=(Tensor &&x) &;
+  Tensor &operator=(Scalar v) &&;
+  Tensor &operator=(const Tensor &rhs) &&;
+  Tensor &operator=(Tensor &&rhs) &&;
+
+  Tensor operator[](Scalar index) const;
+  Tensor operator[](Tensor index) const;
+  Tensor operator[](int64_t index) const;
+  Tensor index(ArrayRef<indexing::TensorIndex> indices) const;
+  Tensor index(std::initializer_list<indexing::TensorIndex> indices) const;
+  Tensor &index_put_(ArrayRef<indexing::TensorIndex> indices, Tensor const &rhs);
+  Tensor &index_put_(ArrayRef<indexing::TensorIndex> indices, const Scalar &v);
+  Tensor &index_put_(std::initializer_list<indexing::TensorIndex> indices, Tensor const &rhs);
+  Tensor &index_put_(std::initializer_list<indexing::TensorIndex> indices, const Scalar &v);
+  Tensor &operator+=(const Tensor &other);
+  Tensor &operator+=(Scalar other);
+  Tensor &operator-=(const Tensor &other);
+  Tensor &operator*=(const Tensor &other);
+  Tensor &operator*=(Scalar other);
+  Tensor &operator/=(const Tensor &other);
+  Tensor &operator/=(Scalar other);
+
+  // Views.
+  Tensor slice(int64_t dim = 0, optional<int64_t> start = nullopt,
+               optional<int64_t> end = nullopt, int64_t step = 1) const;
+  Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
+  Tensor select(int64_t dim, int64_t index) const;
+  Tensor view(IntArrayRef size) const;
+  Tensor t() const;
+  Tensor transpose(int64_t dim0, int64_t dim1) const;
+  Tensor permute(IntArrayRef dims) const;
+  Tensor expand(IntArrayRef size, bool implicit = false) const;
+  Tensor expand_as(const Tensor &other) const;
+  Tensor squeeze(int64_t dim) const;
+  Tensor unsqueeze(int64_t dim) const;
+  Tensor diagonal(int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1) const;
+  Tensor as_strided(IntArrayRef size, IntArrayRef stride,
+                    optional<int64_t> storage_offset = nullopt) const;
+  Tensor unfold(int64_t dimension, int64_t size, int64_t step) const;
+  std::vector<Tensor> split(int64_t split_size, int64_t dim = 0) const;
+  std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0) const;
+  std::vector<Tensor> unbind(int64_t dim = 0) const;
+  Tensor detach() const;
+  Tensor &detach_() const;
+  Tensor data() const;
+  Tensor alias() const;
+  // May-alias operations.
+  Tensor reshape(IntArrayRef shape) const;
+  Tensor reshape_as(const Tensor &other) const;
+  Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
+  Tensor contiguous(MemoryFormat memory_format = MemoryFormat::Contiguous) const;
+  Tensor to(TensorOptions options = {}, bool non_blocking = false,
+            bool copy = false, optional<MemoryFormat> memory_format = nullopt) const;
+  Tensor to(ScalarType dtype, bool non_blocking = false, bool copy = false,
+            optional<MemoryFormat> memory_format = nullopt) const;
+  Tensor type_as(const Tensor &other) const;
+  // Out of place.
+  Tensor clone(optional<MemoryFormat> memory_format = nullopt) const;
+  Tensor add(const Tensor &other, const Scalar &alpha = 1) const;
+  Tensor add(const Scalar &other, const Scalar &alpha = 1) const;
+  Tensor sub(const Tensor &other, const Scalar &alpha = 1) const;
+  Tensor mul(const Tensor &other) const;
+  Tensor mul(const Scalar &other) const;
+  Tensor div(const Tensor &other) const;
+  Tensor div(const Scalar &other) const;
+  Tensor sum(optional<ScalarType> dtype = nullopt) const;
+  Tensor mean(optional<ScalarType> dtype = nullopt) const;
+  Tensor matmul(const Tensor &other) const;
+  Tensor relu() const;
+  Tensor sqrt() const;
+  Tensor abs() const;
+  Tensor gt(const Scalar &other) const;
+  Tensor operator>(const Scalar &other) const;
+  Tensor grad() const;
+  Scalar item() const;
+  template <typename T> T item() const;
+  // In place.
+  Tensor &add_(const Tensor &other, const Scalar &alpha = 1) const;
+  Tensor &add_(const Scalar &other, const Scalar &alpha = 1) const;
+  Tensor &sub_(const Tensor &other, const Scalar &alpha = 1) const;
+  Tensor &sub_(const Scalar &other, const Scalar &alpha = 1) const;
+  Tensor &mul_(const Tensor &other) const;
+  Tensor &mul_(const Scalar &other) const;
+  Tensor &div_(const Tensor &other) const;
+  Tensor &div_(const Scalar &other) const;
+  Tensor &zero_() const;
+  Tensor &fill_(const Scalar &value) const;
+  Tensor &copy_(const Tensor &src, bool non_blocking = false) const;
+  Tensor &clamp_(optional<Scalar> min = nullopt, optional<Scalar> max = nullopt) const;
+  Tensor &relu_() const;
+  Tensor &sqrt_() const;
+  Tensor &masked_fill_(const Tensor &mask, const Scalar &value) const;
+  Tensor &index_put_(const c10::List<c10::optional<Tensor>> &indices,
+                     const Tensor &values, bool accumulate = false) const;
+  Tensor &uniform_(double from = 0, double to = 1) const;
+  Tensor &normal_(double mean = 0, double std = 1) const;
+  Tensor &set_requires_grad(bool) ;
+  Tensor &requires_grad_(bool requires_grad = true) const;
+  void backward() const;
+};
+} // namespace at
+
+namespace at {
+// Factories.
+Tensor empty(IntArrayRef size, TensorOptions options = {});
+Tensor zeros(IntArrayRef size, TensorOptions options = {});
+Tensor ones(IntArrayRef size, TensorOptions options = {});
+Tensor rand(IntArrayRef size, TensorOptions options = {});
+Tensor randn(IntArrayRef size, TensorOptions options = {});
+Tensor arange(const Scalar &end, TensorOptions options = {});
+Tensor empty_like(const Tensor &self, TensorOptions options = {});
+Tensor zeros_like(const Tensor &self, TensorOptions options = {});
+Tensor from_blob(void *data, IntArrayRef sizes, const TensorOptions &options = {});
+// Functions.
+Tensor narrow(const Tensor &self, int64_t dim, int64_t start, int64_t length);
+Tensor select(const Tensor &self, int64_t dim, int64_t index);
+Tensor reshape(const Tensor &self, IntArrayRef shape);
+Tensor flatten(const Tensor &self, int64_t start_dim = 0, int64_t end_dim = -1);
+Tensor expand_copy(const Tensor &self, IntArrayRef size, bool implicit = false);
+Tensor broadcast_to(const Tensor &self, IntArrayRef size);
+Tensor add(const Tensor &self, const Tensor &other, const Scalar &alpha = 1);
+Tensor matmul(const Tensor &self, const Tensor &other);
+Tensor cat(TensorList tensors, int64_t dim = 0);
+Tensor stack(TensorList tensors, int64_t dim = 0);
+Tensor relu(const Tensor &self);
+Tensor &relu_(Tensor &self);
+Tensor &addmv_(Tensor &self, const Tensor &mat, const Tensor &vec,
+               const Scalar &beta = 1, const Scalar &alpha = 1);
+Tensor &add_out(Tensor &out, const Tensor &self, const Tensor &other,
+                const Scalar &alpha = 1);
+Tensor &add_outf(const Tensor &self, const Tensor &other, const Scalar &alpha,
+                 Tensor &out);
+Tensor &mul_out(Tensor &out, const Tensor &self, const Tensor &other);
+Tensor &cat_out(Tensor &out, TensorList tensors, int64_t dim = 0);
+Tensor &matmul_out(Tensor &out, const Tensor &self, const Tensor &other);
+Tensor &sum_out(Tensor &out, const Tensor &self, IntArrayRef dim,
+                bool keepdim = false, optional<ScalarType> dtype = nullopt);
+} // namespace at
