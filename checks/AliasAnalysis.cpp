@@ -57,6 +57,7 @@ AliasValue join(const AliasValue &A, const AliasValue &B) {
     return A;
   if (A.Root && A.Root == B.Root) {
     AliasValue Result = A.isView() ? A : B;
+    Result.Merged = true;
     if (A.Rel != B.Rel)
       Result.Rel = (A.Rel == Relation::Detached || B.Rel == Relation::Detached)
                        ? Relation::Detached
@@ -70,6 +71,7 @@ AliasValue join(const AliasValue &A, const AliasValue &B) {
   if (View && !Other->isView() && Other->RootOrigin != Origin::CallerOwned &&
       Other->RootOrigin != Origin::ObjectState) {
     AliasValue Result = *View;
+    Result.Merged = true;
     if (Result.Rel != Relation::Detached)
       Result.Rel = Relation::MayAlias;
     return Result;
@@ -215,10 +217,11 @@ AliasAnalysisContext::analyze(const FunctionDecl *Function) {
 FunctionAliasAnalysis::FunctionAliasAnalysis(const FunctionDecl *Function,
                                              const Stmt *Body,
                                              AliasAnalysisContext &Context,
-                                             const FunctionDecl *Enclosing,
+                                             FunctionAliasAnalysis *Parent,
                                              AliasEnvironment Seed)
-    : Function(Function), Enclosing(Enclosing ? Enclosing : Function),
-      Body(Body), Context(Context) {
+    : Function(Function), Parent(Parent),
+      Enclosing(Parent ? Parent->enclosingFunction() : Function), Body(Body),
+      Context(Context) {
   run(std::move(Seed));
 }
 
@@ -457,7 +460,7 @@ void FunctionAliasAnalysis::bind(const VarDecl *Var, AliasValue Value,
   }
   if (Record && Init && Value.isView() && Value.AliasSite &&
       Value.AliasSite == skipHandleCopies(Init))
-    ViewBindings[Value.AliasSite] = Var;
+    outermost().ViewBindings[Value.AliasSite] = Var;
   Environment[Var] = Value;
 }
 
@@ -582,11 +585,9 @@ void FunctionAliasAnalysis::analyzeLambda(const LambdaExpr *Lambda,
            true);
   }
   auto Inner = std::make_unique<FunctionAliasAnalysis>(
-      Lambda->getCallOperator(), Lambda->getBody(), Context, Enclosing,
+      Lambda->getCallOperator(), Lambda->getBody(), Context, this,
       std::move(Seed));
   Writes.insert(Writes.end(), Inner->Writes.begin(), Inner->Writes.end());
-  for (const auto &[Site, Var] : Inner->ViewBindings)
-    ViewBindings[Site] = Var;
   Lambdas.push_back(std::move(Inner));
 }
 

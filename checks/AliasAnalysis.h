@@ -75,12 +75,14 @@ struct AliasValue {
   const Expr *AliasSite = nullptr; ///< The call that made the latest view.
   llvm::StringRef AliasOperator;   ///< Its operator, e.g. "narrow".
   bool IsList = false;             ///< A std::vector of such views.
+  /// Paths with different values met here; AliasSite is only one of them.
+  bool Merged = false;
 
   bool isView() const { return Rel != Relation::Handle; }
   bool operator==(const AliasValue &Other) const {
     return Root == Other.Root && RootOrigin == Other.RootOrigin &&
            Rel == Other.Rel && AliasSite == Other.AliasSite &&
-           IsList == Other.IsList;
+           IsList == Other.IsList && Merged == Other.Merged;
   }
   bool operator!=(const AliasValue &Other) const { return !(*this == Other); }
 };
@@ -158,7 +160,7 @@ class FunctionAliasAnalysis {
 public:
   FunctionAliasAnalysis(const FunctionDecl *Function, const Stmt *Body,
                         AliasAnalysisContext &Context,
-                        const FunctionDecl *Enclosing = nullptr,
+                        FunctionAliasAnalysis *Parent = nullptr,
                         AliasEnvironment Seed = AliasEnvironment());
 
   const FunctionDecl *function() const { return Function; }
@@ -176,10 +178,11 @@ public:
   /// path (the write's own statement excluded).
   bool isReferencedAfter(const WriteEvent &Write, const ValueDecl *Root) const;
 
-  /// The variable declared with View.AliasSite as its whole initializer, if
-  /// any; fix-its only touch such declarations.
+  /// The variable declared or assigned with AliasSite as its whole
+  /// initializer, if any; fix-its only touch such variables. Lambda bodies
+  /// share the map of the function that holds them.
   const VarDecl *viewBinding(const Expr *AliasSite) const {
-    return ViewBindings.lookup(AliasSite);
+    return outermost().ViewBindings.lookup(AliasSite);
   }
 
   /// The value of E in Environment.
@@ -203,8 +206,13 @@ private:
   AliasValue variableValue(const VarDecl *Var,
                            const AliasEnvironment &Environment) const;
   void indexReferences();
+  const FunctionAliasAnalysis &outermost() const {
+    return Parent ? Parent->outermost() : *this;
+  }
+  FunctionAliasAnalysis &outermost() { return Parent ? Parent->outermost() : *this; }
 
   const FunctionDecl *Function;
+  FunctionAliasAnalysis *Parent;
   const FunctionDecl *Enclosing;
   const Stmt *Body;
   AliasAnalysisContext &Context;

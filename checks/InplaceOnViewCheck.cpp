@@ -100,6 +100,10 @@ void InplaceOnViewCheck::report(const WriteEvent &Write) {
               "element of the written-to tensor refers to a single memory "
               "location'|PyTorch only warns and the result is silently wrong}2")
         << Write.Operator << Target << OnlyWarns << Fix;
+  } else if (Value.Rel == Relation::MayAlias && Value.Merged) {
+    diag(Loc, "'%0' writes in place to %1 (a view of it on some paths); "
+              "whether '%2' changes depends on the path taken")
+        << Write.Operator << Target << Value.Root->getName() << Fix;
   } else if (Value.Rel == Relation::MayAlias) {
     diag(Loc, "'%0' writes in place to %1 ('%2' returns a view when the layout "
               "allows); whether '%3' changes depends on its layout at run time")
@@ -122,11 +126,12 @@ void InplaceOnViewCheck::report(const WriteEvent &Write) {
 // Cloning where the view is created makes the variable an independent tensor,
 // which is what writing it in place assumes. It is offered only when the view
 // initialises a declared tensor variable (so the clone is not a discarded
-// temporary), outside macros, and once per view.
+// temporary), outside macros, once per view, and only when the view reaches
+// the write on every path (not after a merge).
 std::optional<FixItHint> InplaceOnViewCheck::cloneAtView(const WriteEvent &Write) {
   const Expr *Site = Write.Value.AliasSite;
   const VarDecl *Binding = Site ? Write.Owner->viewBinding(Site) : nullptr;
-  if (!Binding || !isTensorType(Binding->getType()) ||
+  if (!Binding || Write.Value.Merged || !isTensorType(Binding->getType()) ||
       Site->getBeginLoc().isMacroID() || Site->getEndLoc().isMacroID() ||
       !FixedSites.insert(Site).second)
     return std::nullopt;

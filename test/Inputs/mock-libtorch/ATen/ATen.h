@@ -18,7 +18,7 @@ template <class T> class optional {
 public:
   optional() {}
   optional(nullopt_t) {}
-  optional(T) {}
+  template <class U> optional(U &&) {}
 };
 template <class T> class ArrayRef {
 public:
@@ -248,6 +248,7 @@ Tensor &add_out(Tensor &out, const Tensor &self, const Tensor &other,
 Tensor &add_outf(const Tensor &self, const Tensor &other, const Scalar &alpha,
                  Tensor &out);
 Tensor &mul_out(Tensor &out, const Tensor &self, const Tensor &other);
+Tensor &mul_outf(const Tensor &self, const Tensor &other, Tensor &out);
 Tensor &cat_out(Tensor &out, TensorList tensors, int64_t dim = 0);
 Tensor &matmul_out(Tensor &out, const Tensor &self, const Tensor &other);
 Tensor &sum_out(Tensor &out, const Tensor &self, IntArrayRef dim,

@@ -1,0 +1,46 @@
+# lit configuration for the torchalias check tests.
+#
+# The suite runs once per clang-tidy flavour, chosen with --param tidy=plugin
+# (Debian's clang-tidy loading our plugin) or --param tidy=driver (our
+# torchalias-tidy binary).
+
+import os
+import shlex
+
+import lit.formats
+
+tidy = lit_config.params.get("tidy", "plugin")
+if tidy not in ("plugin", "driver"):
+    lit_config.fatal("--param tidy must be 'plugin' or 'driver', not %r" % tidy)
+
+config.name = "torchalias-" + tidy
+config.test_format = lit.formats.ShTest(True)
+config.suffixes = [".cpp", ".test"]
+config.excludes = ["Inputs", "bench", "unit", "gpu"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.torchalias_obj_root, "test", tidy)
+
+if tidy == "plugin":
+    tidy_command = "%s --load=%s" % (config.clang_tidy, config.plugin)
+else:
+    tidy_command = config.torchalias_tidy
+
+python = shlex.quote(config.python)
+runner = os.path.join(config.test_source_root, "check_clang_tidy.py")
+config.substitutions.append(
+    ("%check_clang_tidy", "%s %s --tidy %s --filecheck %s" % (
+        python, runner, shlex.quote(tidy_command), config.filecheck)))
+config.substitutions.append(("%clang_tidy", tidy_command))
+config.substitutions.append(("%torchalias_tidy", config.torchalias_tidy))
+config.substitutions.append(("%plugin", config.plugin))
+config.substitutions.append(("%FileCheck", config.filecheck))
+config.substitutions.append(("%python", python))
+config.substitutions.append(
+    ("%mock_torch", "-std=c++17 -isystem " +
+     os.path.join(config.test_source_root, "Inputs", "mock-libtorch")))
+config.substitutions.append(
+    ("%real_torch", "-std=c++17 " + config.real_torch_flags))
+
+if config.real_torch_flags:
+    config.available_features.add("real-libtorch")
+config.environment["HOME"] = os.environ.get("HOME", "/tmp")
