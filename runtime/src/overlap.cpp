@@ -97,10 +97,11 @@ tensor_overlap make_pair(std::size_t a, std::size_t b, overlap_kind kind) {
 // When a span starts, every span that ended before it moves to `closed`:
 // those pairs are disjoint views and are reported without a comparison.
 // Every span still open meets the new one, so each comparison made is a
-// reported pair. The cost is the sort, the heap, and one step per pair
-// reported: O(n log n + k).
+// reported pair, or a disjoint one found by the interleaving test. The cost
+// is the sort, the heap, and one step per pair reported: O(n log n + k).
 void sweep_storage(const std::vector<span_entry> &entries, std::size_t first,
-                   std::size_t last, std::vector<tensor_overlap> &out) {
+                   std::size_t last, bool keep_closed,
+                   std::vector<tensor_overlap> &out) {
   using open_span = std::pair<std::uintptr_t, std::size_t>; // (end, entry)
   std::vector<open_span> open; // a min-heap by end, iterated in place
   const auto ends_later = std::greater<open_span>();
@@ -108,7 +109,8 @@ void sweep_storage(const std::vector<span_entry> &entries, std::size_t first,
   for (std::size_t i = first; i < last; ++i) {
     const span_entry &current = entries[i];
     while (!open.empty() && open.front().first <= current.span.begin) {
-      closed.push_back(open.front().second);
+      if (keep_closed)
+        closed.push_back(open.front().second);
       std::pop_heap(open.begin(), open.end(), ends_later);
       open.pop_back();
     }
@@ -131,7 +133,8 @@ std::uintptr_t storage_key(const span_entry &entry) {
 
 } // namespace
 
-std::vector<tensor_overlap> find_overlaps(at::TensorList tensors) {
+std::vector<tensor_overlap> find_overlaps(at::TensorList tensors,
+                                          overlap_options options) {
   std::vector<span_entry> entries;
   entries.reserve(tensors.size());
   for (std::size_t i = 0; i < tensors.size(); ++i) {
@@ -150,7 +153,7 @@ std::vector<tensor_overlap> find_overlaps(at::TensorList tensors) {
     while (last < entries.size() &&
            entries[last].span.storage == entries[first].span.storage)
       ++last;
-    sweep_storage(entries, first, last, out);
+    sweep_storage(entries, first, last, options.include_disjoint_views, out);
     first = last;
   }
   std::sort(out.begin(), out.end(),

@@ -42,7 +42,8 @@ std::vector<std::size_t> tie_roots(const std::vector<at::Tensor> &params) {
       i = parent[i] = parent[parent[i]];
     return i;
   };
-  for (const tensor_overlap &pair : find_overlaps(params)) {
+  for (const tensor_overlap &pair :
+       find_overlaps(params, {/*include_disjoint_views=*/false})) {
     if (pair.kind == overlap_kind::disjoint_views)
       continue;
     std::size_t a = root(pair.first), b = root(pair.second);

@@ -42,7 +42,14 @@ struct byte_span {
 // A tensor with no storage or no elements gives an empty span.
 byte_span span_of(const at::Tensor &tensor);
 
+struct overlap_options {
+  // m views of one storage that do not meet make m(m-1)/2 disjoint pairs;
+  // leave them out when only real overlaps matter.
+  bool include_disjoint_views = true;
+};
+
 // Pairs come sorted by (first, second).
-std::vector<tensor_overlap> find_overlaps(at::TensorList tensors);
+std::vector<tensor_overlap> find_overlaps(at::TensorList tensors,
+                                          overlap_options options = {});
 
 } // namespace torchalias
