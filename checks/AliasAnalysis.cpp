@@ -453,7 +453,9 @@ FunctionAliasAnalysis::evaluateCall(const CallExpr *Call,
 void FunctionAliasAnalysis::bind(const VarDecl *Var, AliasValue Value,
                                  const Expr *Init,
                                  AliasEnvironment &Environment, bool Record) {
-  if (!Value.Root) {
+  // A variable holding a new tensor becomes a root; a view of a temporary
+  // (`zeros(...).expand(...)`) stays a view with no root to name.
+  if (!Value.Root && !Value.isView()) {
     Value.Root = Var;
     Value.Rel = Relation::Handle;
     Value.AliasSite = nullptr;
@@ -534,7 +536,8 @@ void FunctionAliasAnalysis::recordWrites(const CallExpr *Call,
     Write.Block = Block;
     Write.Element = Element;
     for (const auto &[Var, Value] : Environment)
-      if (Value.Root == Write.Value.Root && Value.Rel == Relation::Handle &&
+      if (Write.Value.Root && Value.Root == Write.Value.Root &&
+          Value.Rel == Relation::Handle &&
           Var != Write.Value.Root)
         Write.RootHandles.push_back(Var);
     Writes.push_back(std::move(Write));

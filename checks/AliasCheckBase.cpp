@@ -89,9 +89,10 @@ std::string AliasCheckBase::describeTarget(const WriteEvent &Write) {
 }
 
 std::string AliasCheckBase::describeRoot(const AliasValue &Value) {
-  llvm::StringRef Name =
-      Value.Root && Value.Root->getIdentifier() ? Value.Root->getName() : "";
-  return (describeOrigin(Value.RootOrigin) + " '" + Name + "'").str();
+  if (!Value.Root || !Value.Root->getIdentifier())
+    return "a temporary";
+  return (describeOrigin(Value.RootOrigin) + " '" + Value.Root->getName() + "'")
+      .str();
 }
 
 void AliasCheckBase::addAliasNotes(const WriteEvent &Write) {

@@ -65,11 +65,13 @@ bool InplaceOnViewCheck::isOutputParameter(const ValueDecl *Root,
 
 bool InplaceOnViewCheck::shouldReport(const WriteEvent &Write) const {
   const AliasValue &Value = Write.Value;
-  if (!Value.Root || !Value.isView() || Value.Rel == Relation::Detached)
+  if (!Value.isView() || Value.Rel == Relation::Detached)
     return false;
-  const FunctionDecl *Function = Write.Owner->enclosingFunction();
   if (Value.Rel == Relation::Expanded)
     return true;
+  if (!Value.Root)
+    return false;
+  const FunctionDecl *Function = Write.Owner->enclosingFunction();
   switch (Value.RootOrigin) {
   case Origin::CallerOwned:
     return !isOutputParameter(Value.Root, Function);

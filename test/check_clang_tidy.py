@@ -13,7 +13,7 @@ The semantics follow clang-tidy's own test runner:
     against warnings and notes; any other warning, note or error fails the
     test.
   * CHECK-FIXES lines are matched against the fixed copy; without any, the
-    copy must be unchanged.
+    copy must be unchanged. A fixed copy must still compile.
   * A file without CHECK-MESSAGES or CHECK-NOTES is a negative test: clang-tidy
     must print no warning at all.
 """
@@ -60,7 +60,7 @@ def main():
     parser.add_argument("--tidy", required=True,
                         help="clang-tidy command, e.g. 'clang-tidy-19 --load=X'")
     parser.add_argument("--filecheck", required=True)
-    parser.add_argument("--check-suffix", default="")
+    parser.add_argument("--check-suffix", "-check-suffix", default="")
     parser.add_argument("--fix-notes", action="store_true")
     parser.add_argument("input")
     parser.add_argument("check")
@@ -122,6 +122,13 @@ def main():
 
     if has_fixes:
         filecheck(args.filecheck, args.input, fixes_prefix, fixed, [])
+    if fixed != cleaned:
+        # Fix-its must compile: the fixed copy is parsed again.
+        recheck = subprocess.run(
+            shlex.split(args.tidy) + [temp_file, "--checks=-*," + args.check] +
+            tidy_args + ["--"] + compiler_args, text=True, capture_output=True)
+        if re.search(r": error: ", recheck.stdout + recheck.stderr):
+            fail("the fixed file does not compile", recheck.stdout + recheck.stderr)
     elif fixed != cleaned:
         fail("clang-tidy changed the file but the test has no %s lines" %
              fixes_prefix, fixed)

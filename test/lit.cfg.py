@@ -16,6 +16,7 @@ if tidy not in ("plugin", "driver"):
 config.name = "torchalias-" + tidy
 config.test_format = lit.formats.ShTest(True)
 config.suffixes = [".cpp", ".test"]
+config.excludes_dirs = []
 config.excludes = ["Inputs", "bench", "unit", "gpu"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.torchalias_obj_root, "test", tidy)
@@ -44,3 +45,6 @@ config.substitutions.append(
 if config.real_torch_flags:
     config.available_features.add("real-libtorch")
 config.environment["HOME"] = os.environ.get("HOME", "/tmp")
+# `not`, `count` and FileCheck come from LLVM's tools.
+config.environment["PATH"] = os.pathsep.join(
+    [config.llvm_tools_dir, os.environ.get("PATH", "")])
