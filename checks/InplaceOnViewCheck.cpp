@@ -35,10 +35,17 @@ void InplaceOnViewCheck::registerMatchers(MatchFinder *Finder) {
 
 void InplaceOnViewCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *Function = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId);
-  if (const FunctionAliasAnalysis *Analysis = analyze(Function, *Result.Context))
-    for (const WriteEvent &Write : Analysis->writes())
-      if (shouldReport(Write))
-        report(Write);
+  const FunctionAliasAnalysis *Analysis = analyze(Function, *Result.Context);
+  if (!Analysis)
+    return;
+  // `v.mul_(2).add_(1)` is one mistake, reported at its first write.
+  llvm::DenseSet<const Expr *> Reported;
+  for (const WriteEvent &Write : Analysis->writes()) {
+    if (!shouldReport(Write) || Reported.count(skipHandleCopies(Write.Target)))
+      continue;
+    Reported.insert(Write.Call);
+    report(Write);
+  }
 }
 
 void InplaceOnViewCheck::onEndOfTranslationUnit() {

@@ -41,6 +41,13 @@ void PositiveCopyOfHandle(const torch::Tensor &x) {
   // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'fill_' writes in place to 'v', a view of parameter 'x'
 }
 
+void PositiveChainReportedOnce(const torch::Tensor &x) {
+  auto v = x.select(0, 0);
+  // CHECK-FIXES: auto v = x.select(0, 0).clone();
+  v.mul_(-1).add_(1);
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'mul_' writes in place to 'v', a view of parameter 'x'
+}
+
 void PositiveCompoundAssignment(const torch::Tensor &x) {
   auto v = x.diagonal();
   // CHECK-FIXES: auto v = x.diagonal().clone();
