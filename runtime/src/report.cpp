@@ -255,9 +255,9 @@ void report(site_location &site, verdict outcome, const facts &details) {
   if (confirmed)
     confirmed_seen.fetch_add(1, std::memory_order_relaxed);
 
-  std::string line = render_record(site, outcome, details, next_sequence++);
+  const std::uint64_t sequence = next_sequence++;
   if (state.writer)
-    state.writer->append_line(line);
+    state.writer->append_line(render_record(site, outcome, details, sequence));
   if (!confirmed || state.config.mode == mode::log)
     return;
   write_stderr("torchalias: confirmed aliasing at " + std::string(site.file) +

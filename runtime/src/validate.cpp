@@ -31,6 +31,15 @@ std::string hex(std::uint64_t value) {
   return text;
 }
 
+// c10::str() would do, but goes through an ostringstream on a path that
+// runs before every flagged in-place write.
+std::string json_int_array(c10::IntArrayRef values) {
+  std::string json = "[";
+  for (std::int64_t value : values)
+    json += (json.size() > 1 ? "," : "") + std::to_string(value);
+  return json + "]";
+}
+
 std::string json_string_array(const std::vector<std::string> &values) {
   std::string json = "[";
   for (const std::string &value : values)
@@ -101,8 +110,8 @@ validation_result check_inplace_on_view(const at::Tensor &target) {
       .add("internal_overlap", to_string(overlap))
       .add("view_of_leaf_requiring_grad", view_of_grad_leaf)
       .add("grad_mode", grad_mode)
-      .add("sizes", c10::str(target.sizes()))
-      .add("strides", c10::str(target.strides()));
+      .add_json("sizes", json_int_array(target.sizes()))
+      .add_json("strides", json_int_array(target.strides()));
 
   const bool confirmed = overlap == at::MemOverlap::Yes ||
                          (view_of_grad_leaf && grad_mode) || other_users > 0;
