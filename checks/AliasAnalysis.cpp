@@ -445,7 +445,7 @@ FunctionAliasAnalysis::evaluateCall(const CallExpr *Call,
     if (Arg < Call->getNumArgs())
       return viewOf(evaluate(Call->getArg(Arg), Environment),
                     Summary->ReturnRelation, Call,
-                    Context.intern(Callee->getName()));
+                    Context.intern(Callee->getNameAsString()));
   }
   return temporary(Summary->ReturnsFresh ? Origin::Fresh : Origin::Unknown);
 }
@@ -569,7 +569,7 @@ void FunctionAliasAnalysis::recordWrites(const CallExpr *Call,
     unsigned Arg = Param.Index + Offset;
     if (Arg >= Call->getNumArgs() || Param.Index >= Definition->getNumParams())
       continue;
-    WriteEvent &Write = Record(Call->getArg(Arg), Callee->getName());
+    WriteEvent &Write = Record(Call->getArg(Arg), Callee->getNameAsString());
     Write.CalleeWrite = Param.Site;
     Write.CalleeParam = Definition->getParamDecl(Param.Index);
   }

@@ -94,6 +94,18 @@ void PositiveChunks(const torch::Tensor &x) {
   // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'zero_' writes in place to 'part', a view of parameter 'x'
 }
 
+struct Scaler {
+  void operator()(torch::Tensor t) const { t.mul_(2); }
+};
+
+void PositiveThroughFunctor(const torch::Tensor &x) {
+  Scaler scale;
+  auto v = x.narrow(0, 0, 1);
+  // CHECK-FIXES: auto v = x.narrow(0, 0, 1).clone();
+  scale(v);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'operator()' writes in place to 'v', a view of parameter 'x'
+}
+
 // Positive: the base is object state.
 
 struct Buffer {
