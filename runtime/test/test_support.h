@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <unistd.h>
@@ -13,12 +14,27 @@
 
 namespace torchalias::test {
 
+// Scratch directories are removed when the test process exits normally;
+// the stress test alone writes 40 MB.
+struct scratch_directories {
+  std::vector<std::string> created;
+  ~scratch_directories() {
+    std::error_code ignored;
+    for (const std::string &dir : created)
+      std::filesystem::remove_all(dir, ignored);
+  }
+};
+inline scratch_directories scratch_registry;
+
 // A fresh path in a fresh directory under TMPDIR; the file does not exist.
 inline std::string scratch_path(const std::string &name) {
   const char *tmp = std::getenv("TMPDIR");
   std::string pattern = std::string(tmp ? tmp : "/tmp") + "/torchalias-XXXXXX";
   const char *dir = ::mkdtemp(pattern.data());
-  return std::string(dir ? dir : "/nonexistent") + "/" + name;
+  if (dir == nullptr)
+    return "/nonexistent/" + name;
+  scratch_registry.created.push_back(dir);
+  return std::string(dir) + "/" + name;
 }
 
 inline std::vector<std::string> read_lines(const std::string &path) {

@@ -49,8 +49,9 @@ report_config current_config();
 // False in mode off. Validation macros test it before doing any work.
 bool reporting_enabled();
 
-// One validation site. The TORCHALIAS_SITE macro makes it a function-local
-// static, so `seen` counts distinct sites without any lookup.
+// One validation site; non-owning: `file` and `check` are string literals.
+// The TORCHALIAS_SITE macro makes it a function-local static, so `seen`
+// counts distinct sites without any lookup.
 struct site_location {
   const char *file;
   int line;
