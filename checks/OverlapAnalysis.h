@@ -1,0 +1,120 @@
+//===- OverlapAnalysis.h - which elements two views of one tensor cover ---===//
+//
+// Problem: the alias analysis says that two tensors share a root, not which
+// of its elements they cover. `x.narrow(0, 0, n)` and `x.narrow(0, n, n)`
+// share `x` and no element; `buf.slice(1, 1)` and `buf.slice(1, 0, -1)` share
+// all columns but one.
+//
+// Simplification: an expression is followed back syntactically to its base,
+// through views and through local variables that are never reassigned. Each
+// step that selects along one dimension (`narrow`, `slice`, `select`,
+// `operator[]`, a basic `index`, a constant element of a `split`/`chunk`/
+// `unbind` list) becomes a range [start, end) whose bounds are polynomials
+// over integer constants and variables that cannot change between the two
+// evaluations. Two extents of one base are compared after their common prefix
+// of steps, dimension by dimension. A range is assumed to be non-empty, and
+// the variables in bounds to be valid non-negative indices.
+//
+// Limitations: sizes are unknown, so a bound relative to the end (an open end,
+// a negative index) is unknown. Any other view (`transpose`, `view`,
+// `expand`, ...) ends what can be compared: a range taken after it is not
+// used. A range with a step other than 1 is an interval that may interleave
+// with the other side, so it can prove disjointness but not overlap.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TORCHALIAS_CHECKS_OVERLAPANALYSIS_H
+#define TORCHALIAS_CHECKS_OVERLAPANALYSIS_H
+
+#include "OperatorTable.h"
+
+#include "clang/AST/Decl.h"
+#include "clang/AST/Expr.h"
+#include "clang/Analysis/Analyses/ExprMutationAnalyzer.h"
+#include "llvm/ADT/FoldingSet.h"
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace clang::tidy::libtorch {
+
+/// An integer as a polynomial over variables: {monomial -> coefficient}, the
+/// empty monomial holding the constant.
+class IndexPolynomial {
+public:
+  IndexPolynomial() = default;
+  explicit IndexPolynomial(int64_t Constant);
+  explicit IndexPolynomial(const ValueDecl *Variable);
+
+  IndexPolynomial operator+(const IndexPolynomial &Other) const;
+  IndexPolynomial operator-(const IndexPolynomial &Other) const;
+  IndexPolynomial operator*(const IndexPolynomial &Other) const;
+  /// The value, if the polynomial is a constant.
+  std::optional<int64_t> constant() const;
+
+private:
+  std::map<std::vector<const ValueDecl *>, int64_t> Terms;
+};
+
+/// One step of a view chain.
+struct ViewStep {
+  enum StepKind {
+    Range,   ///< [Start, End) along Dim; the dimension stays.
+    Point,   ///< `select(Dim, Start)`: the dimension goes.
+    Element, ///< Element Start of a list of views.
+    Other,   ///< Any other view; ranges after it are not compared.
+  };
+  StepKind Kind = Other;
+  unsigned Dim = 0;
+  std::optional<IndexPolynomial> Start, End; ///< Unknown when empty.
+  bool Strided = false;      ///< A slice step other than 1.
+  llvm::FoldingSetNodeID Key; ///< Identifies the step for prefix matching.
+};
+
+/// Where a tensor expression's elements lie within its base.
+struct ViewExtent {
+  llvm::FoldingSetNodeID Base; ///< The base expression, profiled.
+  std::vector<ViewStep> Steps;
+};
+
+/// How the elements of two views of one base relate.
+enum class ExtentOverlap {
+  Identical,       ///< The same elements in the same layout.
+  Disjoint,        ///< Provably no common element.
+  SameOrDisjoint,  ///< Two `select`s of one dimension: never partly shared.
+  Contained,       ///< Provably overlapping.
+  Shifted,         ///< Slices of one dimension at different constant starts.
+  Unknown,         ///< Could not be decided (symbolic or unrelated bases).
+};
+
+/// Extents of view expressions in one function body.
+class OverlapAnalysis {
+public:
+  OverlapAnalysis(const FunctionDecl &Function, ASTContext &AST,
+                  const OperatorTable &Table);
+  ~OverlapAnalysis();
+
+  /// Compares two tensor expressions that are arguments of one call.
+  ExtentOverlap compare(const Expr *A, const Expr *B) const;
+
+  /// The dimension along which the last comparison found a shift.
+  unsigned shiftedDimension() const { return LastShiftDim; }
+
+private:
+  ViewExtent extent(const Expr *E, bool InWriteCall) const;
+  bool appendSteps(const Expr *E, bool InWriteCall, ViewExtent &Out) const;
+  std::optional<IndexPolynomial> integer(const Expr *E, bool InWriteCall) const;
+  bool isFixedVariable(const VarDecl *Var) const;
+
+  const FunctionDecl &Function;
+  ASTContext &AST;
+  const OperatorTable &Table;
+  mutable std::unique_ptr<ExprMutationAnalyzer> Mutations;
+  mutable unsigned LastShiftDim = 0;
+};
+
+} // namespace clang::tidy::libtorch
+
+#endif

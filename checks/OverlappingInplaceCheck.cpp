@@ -1,0 +1,231 @@
+//===- OverlappingInplaceCheck.cpp - libtorch-overlapping-inplace ---------===//
+
+#include "OverlappingInplaceCheck.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/Lex/Lexer.h"
+
+using namespace clang::ast_matchers;
+
+namespace clang::tidy::libtorch {
+
+static constexpr llvm::StringRef FunctionId = "function";
+
+namespace {
+
+/// The written argument's role, which decides what an exact alias means.
+enum class WrittenRole {
+  Self,  ///< The object of an in-place method, or `self` of `at::op_`.
+  Out,   ///< An `out=` argument.
+  Other, ///< Another argument the schema marks written (`growth_tracker`).
+};
+
+/// The C++ parameter name of a TensorCall argument: the schema's name.
+llvm::StringRef parameterName(const CallExpr *Call, unsigned Position) {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  if (!Callee)
+    return "";
+  bool HasObject = isa<CXXMemberCallExpr>(Call) ||
+                   (isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Callee));
+  if (HasObject) {
+    if (Position == 0)
+      return "self";
+    --Position;
+  }
+  if (Position >= Callee->getNumParams() ||
+      !Callee->getParamDecl(Position)->getIdentifier())
+    return "";
+  return Callee->getParamDecl(Position)->getName();
+}
+
+/// The word for an operand in diagnostics.
+llvm::StringRef operandRole(llvm::StringRef Parameter, WrittenRole Written) {
+  if (Parameter == "indices")
+    return "index";
+  if (Parameter == "mask")
+    return "mask";
+  if (Parameter == "src" || Parameter == "source")
+    return "source";
+  return Written == WrittenRole::Out ? "input" : "operand";
+}
+
+/// The operand's source text when it is short enough to quote.
+std::string spelling(const Expr *E, const ASTContext &AST) {
+  E = E->IgnoreImplicit();
+  llvm::StringRef Text = Lexer::getSourceText(
+      CharSourceRange::getTokenRange(E->getSourceRange()),
+      AST.getSourceManager(), AST.getLangOpts());
+  if (Text.empty() || Text.size() > 48 || Text.contains('\n'))
+    return "";
+  return Text.str();
+}
+
+bool isCloneable(const Expr *E) {
+  E = skipHandleCopies(E);
+  return isa<DeclRefExpr, MemberExpr, CallExpr, ParenExpr>(E) &&
+         !E->getBeginLoc().isMacroID() && !E->getEndLoc().isMacroID();
+}
+
+} // namespace
+
+OverlappingInplaceCheck::OverlappingInplaceCheck(StringRef Name,
+                                                 ClangTidyContext *Context)
+    : AliasCheckBase(Name, Context),
+      WarnOnPossibleOverlap(Options.get("WarnOnPossibleOverlap", false)) {}
+
+void OverlappingInplaceCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
+  AliasCheckBase::storeOptions(Opts);
+  Options.store(Opts, "WarnOnPossibleOverlap", WarnOnPossibleOverlap);
+}
+
+void OverlappingInplaceCheck::registerMatchers(MatchFinder *Finder) {
+  Finder->addMatcher(analyzableFunction().bind(FunctionId), this);
+}
+
+void OverlappingInplaceCheck::check(const MatchFinder::MatchResult &Result) {
+  const auto *Function = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId);
+  const FunctionAliasAnalysis *Analysis = analyze(Function, *Result.Context);
+  if (!Analysis)
+    return;
+  std::unique_ptr<OverlapAnalysis> Ranges;
+  // One finding per call: `at::cat_out(x, {x, x})` is one mistake.
+  llvm::DenseSet<const Expr *> Reported;
+  for (const WriteEvent &Write : Analysis->writes()) {
+    if (Write.CalleeWrite || !Write.Value.Root || Reported.count(Write.Call))
+      continue;
+    for (const WriteOperand &Operand : Write.Operands) {
+      if (Operand.Operand == Write.Target ||
+          Operand.Value.Root != Write.Value.Root)
+        continue;
+      if (!Ranges)
+        Ranges = std::make_unique<OverlapAnalysis>(*Function, *Result.Context,
+                                                   table());
+      if (checkOperand(Write, Operand, *Ranges, *Result.Context)) {
+        Reported.insert(Write.Call);
+        break;
+      }
+    }
+  }
+}
+
+// Note [What PyTorch checks]
+// TensorIterator, copy_, cat and index_put_ call assert_no_partial_overlap or
+// assert_no_overlap on their inputs and outputs. Those checks can only decide
+// overlap for dense tensors; for others (a slice along an inner dimension)
+// they give up and the kernel runs, reading elements it has already written.
+// So the same mistake throws for one shape and is silently wrong for another,
+// and the message says both. An operand that is exactly the destination
+// (`a.add_(a)`) is fine for an element-wise operator; it is reported only
+// where PyTorch rejects even that (an index of index_put_, an input of an
+// `out=` operation) or where no check runs (two written arguments).
+bool OverlappingInplaceCheck::checkOperand(const WriteEvent &Write,
+                                           const WriteOperand &Operand,
+                                           const OverlapAnalysis &Ranges,
+                                           ASTContext &AST) {
+  const auto *Call = cast<CallExpr>(Write.Call);
+  std::optional<TensorCall> Tensor = resolveTensorCall(Call, table());
+  if (!Tensor)
+    return false;
+  unsigned WrittenPosition = 0;
+  for (const WriteOperand &Other : Write.Operands)
+    if (Other.Operand == Write.Target)
+      WrittenPosition = Other.Position;
+  WrittenRole Written = Write.IsOutArgument  ? WrittenRole::Out
+                        : WrittenPosition == 0 ? WrittenRole::Self
+                                               : WrittenRole::Other;
+  bool OperandWritten = Tensor->Effect.writesArgument(Operand.Position);
+  llvm::StringRef Parameter = parameterName(Call, Operand.Position);
+
+  ExtentOverlap Overlap = Ranges.compare(Write.Target, Operand.Operand);
+  // Two handles of one root that the extents could not follow (a variable
+  // that is reassigned) are still the same tensor.
+  if (Overlap == ExtentOverlap::Unknown && !Write.Value.isView() &&
+      !Operand.Value.isView() && !Write.Value.Merged && !Operand.Value.Merged)
+    Overlap = ExtentOverlap::Identical;
+  // In an expanded tensor, distinct indices can share memory.
+  if ((Write.Value.Rel == Relation::Expanded ||
+       Operand.Value.Rel == Relation::Expanded) &&
+      (Overlap == ExtentOverlap::Disjoint ||
+       Overlap == ExtentOverlap::SameOrDisjoint))
+    Overlap = ExtentOverlap::Unknown;
+
+  switch (Overlap) {
+  case ExtentOverlap::Disjoint:
+  case ExtentOverlap::SameOrDisjoint:
+    return false;
+  case ExtentOverlap::Identical:
+    if (Written == WrittenRole::Self && Parameter != "indices" &&
+        !OperandWritten)
+      return false;
+    break;
+  case ExtentOverlap::Unknown:
+    if (!WarnOnPossibleOverlap)
+      return false;
+    break;
+  case ExtentOverlap::Contained:
+  case ExtentOverlap::Shifted:
+    break;
+  }
+
+  unsigned Relation = 0; // overlaps
+  if (Overlap == ExtentOverlap::Identical)
+    Relation = 1;
+  else if (Overlap == ExtentOverlap::Unknown)
+    Relation = 2;
+  else if (Overlap == ExtentOverlap::Shifted)
+    Relation = 3;
+  else if (Operand.Value.isView() && !Write.Value.isView())
+    Relation = 4;
+  unsigned Destination = Written == WrittenRole::Self  ? 0
+                         : Written == WrittenRole::Out ? 1
+                                                       : 2;
+  // Note [What PyTorch checks]: no check runs between two written arguments
+  // or between the schema's other written arguments and their inputs.
+  unsigned Consequence =
+      Written == WrittenRole::Other || OperandWritten ? 1 : 0;
+  std::string OperandText = spelling(Operand.Operand, AST);
+  std::string TargetText = spelling(Write.Target, AST);
+
+  std::optional<FixItHint> Fix;
+  if (!OperandWritten && isCloneable(Operand.Operand)) {
+    SourceLocation End = Lexer::getLocForEndOfToken(
+        Operand.Operand->getEndLoc(), 0, AST.getSourceManager(),
+        getLangOpts());
+    if (End.isValid())
+      Fix = FixItHint::CreateInsertion(End, ".clone()");
+  }
+  std::string Who = operandRole(Parameter, Written).str();
+  if (!OperandText.empty())
+    Who += " '" + OperandText + "'";
+  std::string Where = Destination == 0   ? "its destination"
+                      : Destination == 1 ? "its out= argument"
+                                         : "the argument '" +
+                                               parameterName(Call, WrittenPosition).str() +
+                                               "' it also writes";
+  if (!TargetText.empty())
+    Where += " '" + TargetText + "'";
+  diag(Call->getExprLoc(),
+       "%0 of '%1' %select{overlaps|is the same tensor as|may overlap|overlaps "
+       "(a shifted slice along dimension %3 of)|is a view of}2 %4; "
+       "%select{PyTorch throws 'unsupported operation: some elements of the "
+       "input tensor and the written-to tensor refer to a single memory "
+       "location' when it can see the overlap and silently computes a wrong "
+       "result when it cannot|no run-time check covers this and the result "
+       "depends on the order of reads and writes}5")
+      << Who << Write.Operator << Relation << Ranges.shiftedDimension()
+      << Where << Consequence << Fix;
+  for (const AliasValue *Value : {&Operand.Value, &Write.Value}) {
+    if (!Value->AliasSite ||
+        Call->getSourceRange().fullyContains(Value->AliasSite->getSourceRange()))
+      continue;
+    WriteEvent Site;
+    Site.Value = *Value;
+    addAliasNotes(Site);
+  }
+  return true;
+}
+
+} // namespace clang::tidy::libtorch

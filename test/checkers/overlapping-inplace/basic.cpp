@@ -1,0 +1,197 @@
+// RUN: %check_clang_tidy %s libtorch-overlapping-inplace %t -- -- %mock_torch
+
+#include <torch/torch.h>
+
+using torch::indexing::None;
+using torch::indexing::Slice;
+
+// Positive: the operand is a view of the destination.
+
+void PositiveSelfReferencingInline(torch::Tensor a) {
+  a.sub_(a.slice(1, 0, 1));
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: operand 'a.slice(1, 0, 1)' of 'sub_' is a view of its destination 'a'; PyTorch throws 'unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location' when it can see the overlap and silently computes a wrong result when it cannot [libtorch-overlapping-inplace]
+  // CHECK-FIXES: a.sub_(a.slice(1, 0, 1).clone());
+}
+
+void PositiveSelfReferencingIndex(torch::Tensor c) {
+  c.div_(c.index({Slice(), Slice(100, None)}));
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: operand 'c.index({Slice(), Slice(100, None)})' of 'div_' is a view of its destination 'c'
+  // CHECK-FIXES: c.div_(c.index({Slice(), Slice(100, None)}).clone());
+}
+
+void PositiveSelfReferencingNamed(const torch::Tensor &a) {
+  auto b = a.select(0, 0);
+  a.mul_(b);
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: operand 'b' of 'mul_' is a view of its destination 'a'
+  // CHECK-FIXES: a.mul_(b.clone());
+}
+
+void PositiveTransposedOperand(torch::Tensor w) {
+  w.add_(w.t());
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: operand 'w.t()' of 'add_' is a view of its destination 'w'
+  // CHECK-FIXES: w.add_(w.t().clone());
+}
+
+void PositiveCompoundAssignment(torch::Tensor x) {
+  x += x.narrow(0, 0, 1);
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: operand 'x.narrow(0, 0, 1)' of 'operator+=' is a view of its destination 'x'
+  // CHECK-FIXES: x += x.narrow(0, 0, 1).clone();
+}
+
+void PositiveOverlappingNarrows(torch::Tensor x) {
+  x.narrow(0, 0, 4).add_(x.narrow(0, 2, 4));
+  // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: operand 'x.narrow(0, 2, 4)' of 'add_' overlaps its destination 'x.narrow(0, 0, 4)'
+  // CHECK-FIXES: x.narrow(0, 0, 4).add_(x.narrow(0, 2, 4).clone());
+}
+
+// Positive: shift copies, in both directions, and the index_put_ form.
+
+void PositiveShiftCopyRight(torch::Tensor buf, int64_t n) {
+  buf.slice(1, 1).copy_(buf.slice(1, 0, n - 1));
+  // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: source 'buf.slice(1, 0, n - 1)' of 'copy_' overlaps (a shifted slice along dimension 1 of) its destination 'buf.slice(1, 1)'
+  // CHECK-FIXES: buf.slice(1, 1).copy_(buf.slice(1, 0, n - 1).clone());
+}
+
+void PositiveShiftCopyLeft(torch::Tensor buf) {
+  buf.slice(1, 0, -1).copy_(buf.slice(1, 1));
+  // CHECK-MESSAGES: :[[@LINE-1]]:23: warning: source 'buf.slice(1, 1)' of 'copy_' overlaps (a shifted slice along dimension 1 of) its destination 'buf.slice(1, 0, -1)'
+  // CHECK-FIXES: buf.slice(1, 0, -1).copy_(buf.slice(1, 1).clone());
+}
+
+void PositiveShiftCopyNamed(torch::Tensor history, int64_t len) {
+  auto older = history.narrow(0, 0, len);
+  auto newer = history.narrow(0, 1, len);
+  newer.copy_(older);
+  // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: source 'older' of 'copy_' overlaps (a shifted slice along dimension 0 of) its destination 'newer'
+  // CHECK-FIXES: newer.copy_(older.clone());
+}
+
+void PositiveShiftIndexPut(torch::Tensor buf) {
+  buf.index_put_({Slice(), Slice(1, None)}, buf.index({Slice(), Slice(None, -1)}));
+  // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: operand 'buf.index({Slice(), Slice(None, -1)})' of 'index_put_' is a view of its destination 'buf'
+  // CHECK-FIXES: buf.index_put_({Slice(), Slice(1, None)}, buf.index({Slice(), Slice(None, -1)}).clone());
+}
+
+// Positive: an out= argument that is also an input.
+
+void PositiveCatOut(torch::Tensor x, const torch::Tensor &y) {
+  at::cat_out(x, {x, y});
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: input 'x' of 'cat_out' is the same tensor as its out= argument 'x'
+  // CHECK-FIXES: at::cat_out(x, {x.clone(), y});
+}
+
+void PositiveAddOut(torch::Tensor x, const torch::Tensor &other) {
+  at::add_out(x, x, other);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: input 'x' of 'add_out' is the same tensor as its out= argument 'x'
+  // CHECK-FIXES: at::add_out(x, x.clone(), other);
+}
+
+void PositiveOutfView(torch::Tensor x, const torch::Tensor &y) {
+  at::mul_outf(x.narrow(0, 0, 2), y, x);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: input 'x.narrow(0, 0, 2)' of 'mul_outf' is a view of its out= argument 'x'
+  // CHECK-FIXES: at::mul_outf(x.narrow(0, 0, 2).clone(), y, x);
+}
+
+// Positive: an index or mask that aliases the written tensor.
+
+void PositiveIndexIsSelf(torch::Tensor idx, const torch::Tensor &v) {
+  idx.index_put_({idx}, v);
+  // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: index 'idx' of 'index_put_' is the same tensor as its destination 'idx'
+  // CHECK-FIXES: idx.index_put_({idx.clone()}, v);
+}
+
+void PositiveMaskIsView(torch::Tensor flags) {
+  auto first = flags.select(1, 0);
+  flags.masked_fill_(first, false);
+  // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: mask 'first' of 'masked_fill_' is a view of its destination 'flags'
+  // CHECK-FIXES: flags.masked_fill_(first.clone(), false);
+}
+
+// Positive: one storage in two roles of one operator.
+
+void PositiveTwoWrittenRoles(torch::Tensor scale, torch::Tensor tracker) {
+  at::_amp_update_scale_(scale, tracker, tracker, 2.0, 0.5, 2000);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: operand 'tracker' of '_amp_update_scale_' is the same tensor as the argument 'growth_tracker' it also writes 'tracker'; no run-time check covers this and the result depends on the order of reads and writes
+  // CHECK-FIXES: at::_amp_update_scale_(scale, tracker, tracker.clone(), 2.0, 0.5, 2000);
+}
+
+void PositiveTwoWrittenArguments(torch::Tensor state) {
+  at::_amp_update_scale_(state, state, torch::zeros({1}), 2.0, 0.5, 2000);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: operand 'state' of '_amp_update_scale_' is the same tensor as its destination 'state'; no run-time check covers this
+}
+
+void FixmeBatchNormRunningStats(const torch::Tensor &input, torch::Tensor stats) {
+  // FIXME: should warn. libtorch 1.13.1's schema does not mark running_mean
+  // as written (later releases do), so the built-in table cannot see it.
+  at::batch_norm(input, stats, stats, stats, stats, true, 0.1, 1e-5, false);
+}
+
+// Negative: disjoint slices of one buffer.
+
+void NegativeDisjointNarrows(torch::Tensor x, int64_t n) {
+  x.narrow(0, 0, n).add_(x.narrow(0, n, n));
+  x.narrow(1, 0, 2).copy_(x.narrow(1, 2, 2));
+  x.index({Slice(0, 3)}).sub_(x.index({Slice(3, 6)}));
+}
+
+void NegativeDistinctRows(torch::Tensor rows) {
+  rows[0].copy_(rows[-1]);
+  rows.select(0, 1).copy_(rows.select(0, 2));
+}
+
+void NegativeDistinctChunks(const torch::Tensor &x) {
+  auto parts = x.chunk(2);
+  parts[0].add_(parts[1]);
+}
+
+void NegativeDisjointNamedViews(torch::Tensor x, int64_t half) {
+  auto lo = x.narrow(0, 0, half);
+  auto hi = x.narrow(0, half, half);
+  lo.add_(hi);
+}
+
+void NegativeFrameByFrame(torch::Tensor frames, int64_t T, int64_t F) {
+  for (int64_t t = 0; t + 1 < T; ++t)
+    frames.select(0, t).copy_(frames.select(0, t + 1));
+  for (int64_t t = 0; t + 1 < T; ++t)
+    frames.narrow(0, t * F, F).copy_(frames.narrow(0, (t + 1) * F, F));
+  for (int64_t offset : {0, 4, 8})
+    frames.narrow(1, offset, 2).copy_(frames.narrow(1, offset + 2, 2));
+}
+
+// Negative: accumulate=true, clones, fresh masks, the destination itself.
+
+void NegativeAccumulate(torch::Tensor hist, const torch::Tensor &bins,
+                        const torch::Tensor &ones) {
+  hist.index_put_({bins}, ones, /*accumulate=*/true);
+}
+
+void NegativeClone(torch::Tensor a, torch::Tensor buf) {
+  a.sub_(a.slice(1, 0, 1).clone());
+  buf.slice(1, 1).copy_(buf.slice(1, 0, -1).clone());
+  auto copy = a.narrow(0, 0, 1).clone();
+  a.add_(copy);
+}
+
+void NegativeFreshMask(torch::Tensor t) {
+  t.masked_fill_(t > 0, 0);
+  auto mask = t.gt(1);
+  t.masked_fill_(mask, 1);
+}
+
+void NegativeElementwiseOnItself(torch::Tensor a) {
+  a.add_(a);
+  a.mul_(a.detach());
+  a.narrow(0, 0, 1).copy_(a.narrow(0, 0, 1));
+}
+
+void NegativeOtherTensor(torch::Tensor a, const torch::Tensor &b) {
+  a.sub_(b.slice(1, 0, 1));
+  at::add_out(a, b, b);
+}
+
+// Undecidable ranges are only reported with WarnOnPossibleOverlap (see
+// options.cpp).
+void NegativeSymbolicRanges(torch::Tensor x, int64_t i, int64_t j) {
+  x.narrow(0, i, 2).copy_(x.narrow(0, j, 2));
+}
