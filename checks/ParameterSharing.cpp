@@ -1,0 +1,901 @@
+//===- ParameterSharing.cpp - which module parameters are the same tensor -===//
+
+#include "ParameterSharing.h"
+
+#include "TensorModel.h"
+
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/StmtCXX.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
+
+#include <cstdlib>
+
+namespace clang::tidy::libtorch {
+
+namespace {
+
+const CXXRecordDecl *recordOf(QualType Type) {
+  if (Type.isNull())
+    return nullptr;
+  Type = Type.getNonReferenceType();
+  if (Type->isPointerType())
+    Type = Type->getPointeeType();
+  const CXXRecordDecl *Record = Type->getAsCXXRecordDecl();
+  if (Record && Record->hasDefinition())
+    Record = Record->getDefinition();
+  return Record;
+}
+
+/// Record, or its first base (transitively) named Name in a namespace that
+/// satisfies InScope.
+const CXXRecordDecl *findSelfOrBase(const CXXRecordDecl *Record,
+                                    llvm::StringRef Name, bool Std) {
+  if (!Record)
+    return nullptr;
+  if (Record->getIdentifier() && Record->getName() == Name &&
+      (Std ? Record->isInStdNamespace() : isLibtorchDecl(Record)))
+    return Record;
+  if (!Record->hasDefinition())
+    return nullptr;
+  for (const CXXBaseSpecifier &Base : Record->getDefinition()->bases())
+    if (const CXXRecordDecl *Found =
+            findSelfOrBase(recordOf(Base.getType()), Name, Std))
+      return Found;
+  return nullptr;
+}
+
+/// The first template argument of a specialization, as a record.
+const CXXRecordDecl *firstTemplateArgument(const CXXRecordDecl *Record) {
+  const auto *Spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(Record);
+  if (!Spec || Spec->getTemplateArgs().size() == 0 ||
+      Spec->getTemplateArgs()[0].getKind() != TemplateArgument::Type)
+    return nullptr;
+  return recordOf(Spec->getTemplateArgs()[0].getAsType());
+}
+
+bool isLibtorchMethod(const CXXMethodDecl *Method, llvm::StringRef Name) {
+  return Method && Method->getIdentifier() && Method->getName() == Name &&
+         isLibtorchDecl(Method);
+}
+
+const CXXMethodDecl *methodOf(const CallExpr *Call) {
+  return dyn_cast_or_null<CXXMethodDecl>(Call->getDirectCallee());
+}
+
+/// The object of a member call, through a module handle's `->`.
+const Expr *objectOf(const CXXMemberCallExpr *Call) {
+  const Expr *Object = Call->getImplicitObjectArgument();
+  return Object ? skipModuleHandleCopies(Object) : nullptr;
+}
+
+bool isRegistration(const CXXMemberCallExpr *Call, llvm::StringRef Name) {
+  return isLibtorchMethod(Call->getMethodDecl(), Name);
+}
+
+bool isStdContainer(const CXXRecordDecl *Record) {
+  return Record && Record->isInStdNamespace() && Record->getIdentifier() &&
+         (Record->getName() == "vector" || Record->getName() == "deque" ||
+          Record->getName() == "list");
+}
+
+bool isContainerModule(const CXXRecordDecl *Impl) {
+  return Impl && Impl->getIdentifier() && isLibtorchDecl(Impl) &&
+         (Impl->getName() == "SequentialImpl" ||
+          Impl->getName() == "ModuleListImpl");
+}
+
+const CXXConstructorDecl *chooseConstructor(const CXXRecordDecl *Impl,
+                                            std::optional<unsigned> NumArgs) {
+  const CXXConstructorDecl *Only = nullptr;
+  unsigned Candidates = 0;
+  for (const CXXConstructorDecl *Ctor : Impl->ctors()) {
+    const FunctionDecl *Definition = nullptr;
+    if (Ctor->isImplicit() || Ctor->isCopyOrMoveConstructor() ||
+        !Ctor->hasBody(Definition))
+      continue;
+    const auto *Defined = cast<CXXConstructorDecl>(Definition);
+    if (NumArgs && *NumArgs >= Ctor->getMinRequiredArguments() &&
+        *NumArgs <= Ctor->getNumParams())
+      return Defined;
+    Only = Defined;
+    ++Candidates;
+  }
+  return !NumArgs && Candidates == 1 ? Only : nullptr;
+}
+
+ObjectKey rebase(const ObjectKey &Key,
+                 const llvm::DenseMap<const void *, ObjectKey> &Substitution) {
+  auto It = Substitution.find(Key.Root);
+  if (It == Substitution.end() || !It->second.known())
+    return Key;
+  ObjectKey Result = It->second;
+  Result.Path.append(Key.Path.begin(), Key.Path.end());
+  return Result;
+}
+
+ModuleValue rebase(const ModuleValue &Value,
+                   const llvm::DenseMap<const void *, ObjectKey> &Substitution) {
+  ModuleValue Result;
+  Result.Identity = rebase(Value.Identity, Substitution);
+  Result.Impl = Value.Impl;
+  Result.FillSite = Value.FillSite;
+  Result.RegisteredFields = Value.RegisteredFields;
+  for (const ParameterEntry &Entry : Value.Parameters) {
+    ParameterEntry Copy = Entry;
+    for (RegistrationStep &Step : Copy.Route)
+      Step.Object = rebase(Step.Object, Substitution);
+    Result.Parameters.push_back(std::move(Copy));
+  }
+  for (const auto &[Field, Module] : Value.FieldModules)
+    Result.FieldModules[Field] =
+        std::make_shared<const ModuleValue>(rebase(*Module, Substitution));
+  for (const auto &[Field, Key] : Value.FieldTensors)
+    Result.FieldTensors[Field] = rebase(Key, Substitution);
+  return Result;
+}
+
+void prefix(std::vector<ParameterEntry> &Out,
+            const std::vector<ParameterEntry> &Entries,
+            const RegistrationStep &Step) {
+  for (const ParameterEntry &Entry : Entries) {
+    ParameterEntry Copy;
+    Copy.Route.push_back(Step);
+    Copy.Route.append(Entry.Route.begin(), Entry.Route.end());
+    Out.push_back(std::move(Copy));
+  }
+}
+
+void collectIndex(const Stmt *S, llvm::DenseMap<const VarDecl *,
+                                                std::vector<const CallExpr *>> &Calls,
+                  llvm::DenseSet<const VarDecl *> &Reassigned,
+                  llvm::DenseMap<const VarDecl *, const Expr *> &RangeInits) {
+  if (!S)
+    return;
+  auto VarOf = [](const Expr *E) -> const VarDecl * {
+    if (!E)
+      return nullptr;
+    E = skipModuleHandleCopies(E);
+    const auto *Ref = dyn_cast<DeclRefExpr>(E);
+    return Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  };
+  if (const auto *For = dyn_cast<CXXForRangeStmt>(S))
+    RangeInits[For->getLoopVariable()] = For->getRangeInit();
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(S)) {
+    if (const VarDecl *Var = VarOf(Member->getImplicitObjectArgument()))
+      Calls[Var].push_back(Member);
+  } else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S);
+             Op && Op->getNumArgs() > 0) {
+    if (const VarDecl *Var = VarOf(Op->getArg(0))) {
+      if (Op->isAssignmentOp())
+        Reassigned.insert(Var);
+      else
+        Calls[Var].push_back(Op);
+    }
+  } else if (const auto *Binary = dyn_cast<BinaryOperator>(S);
+             Binary && Binary->isAssignmentOp()) {
+    if (const VarDecl *Var = VarOf(Binary->getLHS()))
+      Reassigned.insert(Var);
+  }
+  for (const Stmt *Child : S->children())
+    collectIndex(Child, Calls, Reassigned, RangeInits);
+}
+
+/// Whether a call's name says it mutates a standard container.
+bool isContainerMutation(const CallExpr *Call) {
+  const CXXMethodDecl *Method = methodOf(Call);
+  if (!Method || !Method->getIdentifier())
+    return false;
+  return llvm::is_contained({"insert", "push_back", "emplace_back", "emplace",
+                             "erase", "clear", "assign", "resize", "swap",
+                             "pop_back"},
+                            Method->getName());
+}
+
+} // namespace
+
+const Expr *skipModuleHandleCopies(const Expr *E) {
+  while (E) {
+    E = E->IgnoreImplicit()->IgnoreParens()->IgnoreImplicit();
+    if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(E)) {
+      E = Cast->getSubExpr();
+      continue;
+    }
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+      const CXXConstructorDecl *Ctor = Construct->getConstructor();
+      // A handle made from a handle (`Linear(ptr)`) is the same module; a
+      // module class constructed from one (`HeadImpl(shared)`) is not.
+      if (Construct->getNumArgs() == 1 &&
+          (Ctor->isCopyOrMoveConstructor() ||
+           (moduleImplOf(Construct->getArg(0)->getType()) &&
+            !isModuleClass(recordOf(Construct->getArg(0)->getType())) &&
+            !isModuleClass(recordOf(Construct->getType()))))) {
+        E = Construct->getArg(0);
+        continue;
+      }
+      return E;
+    }
+    if (const auto *Call = dyn_cast<CallExpr>(E)) {
+      const FunctionDecl *Callee = Call->getDirectCallee();
+      if (Callee && Callee->isInStdNamespace() && Callee->getIdentifier() &&
+          Callee->getName() == "move" && Call->getNumArgs() == 1) {
+        E = Call->getArg(0);
+        continue;
+      }
+      if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call)) {
+        const CXXMethodDecl *Method = Member->getMethodDecl();
+        const Expr *Object = Member->getImplicitObjectArgument();
+        if (Method && Method->getIdentifier() && Object &&
+            (Method->getName() == "ptr" || Method->getName() == "get") &&
+            moduleImplOf(Object->IgnoreImplicit()->getType())) {
+          E = Object;
+          continue;
+        }
+      }
+      if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
+          Op && Op->getNumArgs() == 1 &&
+          (Op->getOperator() == OO_Arrow || Op->getOperator() == OO_Star) &&
+          moduleImplOf(Op->getArg(0)->IgnoreImplicit()->getType())) {
+        E = Op->getArg(0);
+        continue;
+      }
+    }
+    if (const auto *Unary = dyn_cast<UnaryOperator>(E);
+        Unary && Unary->getOpcode() == UO_Deref) {
+      E = Unary->getSubExpr();
+      continue;
+    }
+    return E;
+  }
+  return E;
+}
+
+bool isModuleClass(const CXXRecordDecl *Record) {
+  return findSelfOrBase(Record, "Module", /*Std=*/false) != nullptr;
+}
+
+bool isModuleHolderType(QualType Type) {
+  return firstTemplateArgument(
+             findSelfOrBase(recordOf(Type), "ModuleHolder", false)) != nullptr;
+}
+
+const CXXRecordDecl *moduleImplOf(QualType Type) {
+  const CXXRecordDecl *Record = recordOf(Type);
+  if (!Record)
+    return nullptr;
+  if (isModuleClass(Record))
+    return Record;
+  for (auto [Name, Std] : {std::pair<llvm::StringRef, bool>{"ModuleHolder", false},
+                           {"shared_ptr", true}}) {
+    const CXXRecordDecl *Impl =
+        firstTemplateArgument(findSelfOrBase(Record, Name, Std));
+    if (Impl && isModuleClass(Impl))
+      return Impl;
+  }
+  return nullptr;
+}
+
+std::string ParameterEntry::name() const {
+  std::string Name;
+  for (const RegistrationStep &Step : Route) {
+    if (Step.Name.empty())
+      continue;
+    if (!Name.empty())
+      Name += ".";
+    Name += Step.Name;
+  }
+  return Name;
+}
+
+ObjectKey ParameterSharingAnalysis::freshKey(const void *Creator) const {
+  ObjectKey Key;
+  if (Building.empty()) {
+    Key.Root = Creator;
+  } else {
+    Key.Root = Building.back().first;
+    Key.Path.push_back(Creator);
+  }
+  return Key;
+}
+
+const ParameterSharingAnalysis::FunctionIndex &
+ParameterSharingAnalysis::indexOf(const VarDecl *Var) {
+  const DeclContext *Context = Var->getParentFunctionOrMethod();
+  auto &Index = Indexes[Context];
+  if (!Index) {
+    Index = std::make_unique<FunctionIndex>();
+    if (const auto *Function = dyn_cast_or_null<FunctionDecl>(Context)) {
+      collectIndex(Function->getBody(), Index->Calls, Index->Reassigned,
+                   Index->RangeInits);
+      if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(Function))
+        for (const CXXCtorInitializer *Init : Ctor->inits())
+          collectIndex(Init->getInit(), Index->Calls, Index->Reassigned,
+                       Index->RangeInits);
+    }
+  }
+  return *Index;
+}
+
+std::string ParameterSharingAnalysis::nameArgument(const Expr *E) const {
+  const Expr *Inner = E->IgnoreImplicit();
+  while (const auto *Construct = dyn_cast<CXXConstructExpr>(Inner)) {
+    if (Construct->getNumArgs() == 0)
+      break;
+    Inner = Construct->getArg(0)->IgnoreImplicit();
+  }
+  if (const auto *Literal = dyn_cast<StringLiteral>(Inner))
+    return Literal->getString().str();
+  return Lexer::getSourceText(
+             CharSourceRange::getTokenRange(E->getSourceRange()),
+             AST.getSourceManager(), AST.getLangOpts())
+      .str();
+}
+
+const ModuleValue *
+ParameterSharingAnalysis::classModel(const CXXRecordDecl *Impl,
+                                     std::optional<unsigned> NumArgs) {
+  if (!Impl || isLibtorchDecl(Impl) || !Impl->hasDefinition())
+    return nullptr;
+  Impl = Impl->getDefinition();
+  const CXXConstructorDecl *Ctor = chooseConstructor(Impl, NumArgs);
+  if (!Ctor)
+    return nullptr;
+  if (auto It = Models.find(Ctor); It != Models.end())
+    return It->second.get();
+  if (llvm::any_of(Building, [&](const auto &B) { return B.first == Impl; }))
+    return nullptr;
+
+  auto Model = std::make_unique<ModuleValue>();
+  Model->Identity.Root = Impl;
+  Model->Impl = Impl;
+  Building.push_back({Impl, Model.get()});
+  for (const CXXCtorInitializer *Init : Ctor->inits()) {
+    const Expr *Value = Init->getInit();
+    if (const auto *Default = dyn_cast_or_null<CXXDefaultInitExpr>(Value))
+      Value = Default->getExpr();
+    if (Init->isMemberInitializer() && Value)
+      bindField(Init->getMember(), Value, *Model, false);
+  }
+  readStatement(Ctor->getBody(), *Model, false);
+  Building.pop_back();
+  return (Models[Ctor] = std::move(Model)).get();
+}
+
+const ModuleValue *
+ParameterSharingAnalysis::modelOfThis(const CXXRecordDecl *Impl) {
+  for (const auto &[Record, Model] : llvm::reverse(Building))
+    if (Record == Impl)
+      return Model;
+  return classModel(Impl, std::nullopt);
+}
+
+void ParameterSharingAnalysis::readStatement(const Stmt *S, ModuleValue &Model,
+                                             bool InLoop) {
+  if (!S || isa<LambdaExpr>(S))
+    return;
+  if (isa<ForStmt, CXXForRangeStmt, WhileStmt, DoStmt>(S))
+    InLoop = true;
+  if (const auto *Assign = dyn_cast<CXXOperatorCallExpr>(S);
+      Assign && Assign->getOperator() == OO_Equal && Assign->getNumArgs() == 2) {
+    const auto *Member =
+        dyn_cast<MemberExpr>(Assign->getArg(0)->IgnoreImplicit());
+    const auto *Field =
+        Member ? dyn_cast<FieldDecl>(Member->getMemberDecl()) : nullptr;
+    if (Field && isa<CXXThisExpr>(Member->getBase()->IgnoreImplicit())) {
+      bindField(Field, Assign->getArg(1), Model, InLoop);
+      return;
+    }
+  }
+  if (const auto *Call = dyn_cast<CXXMemberCallExpr>(S);
+      Call && Call->getImplicitObjectArgument() &&
+      isa<CXXThisExpr>(Call->getImplicitObjectArgument()->IgnoreImplicit())) {
+    registerCall(Call, Model, nullptr, InLoop);
+    return;
+  }
+  for (const Stmt *Child : S->children())
+    readStatement(Child, Model, InLoop);
+}
+
+void ParameterSharingAnalysis::bindField(const FieldDecl *Field,
+                                         const Expr *Init, ModuleValue &Model,
+                                         bool InLoop) {
+  const auto *Call = dyn_cast<CXXMemberCallExpr>(skipModuleHandleCopies(Init));
+  if (Call && (isRegistration(Call, "register_parameter") ||
+               isRegistration(Call, "register_module") ||
+               isRegistration(Call, "register_buffer"))) {
+    registerCall(Call, Model, Field, InLoop);
+    return;
+  }
+  if (moduleImplOf(Field->getType())) {
+    if (std::optional<ModuleValue> Module = moduleValue(Init))
+      Model.FieldModules[Field] =
+          std::make_shared<const ModuleValue>(std::move(*Module));
+  } else if (isTensorType(Field->getType())) {
+    Model.FieldTensors[Field] = tensorKey(Init);
+  }
+}
+
+void ParameterSharingAnalysis::registerCall(const CXXMemberCallExpr *Call,
+                                            ModuleValue &Model,
+                                            const FieldDecl *BoundTo,
+                                            bool InLoop) {
+  if (Call->getNumArgs() < 2)
+    return;
+  bool IsParameter = isRegistration(Call, "register_parameter");
+  bool IsModule = isRegistration(Call, "register_module");
+  if (!IsParameter && !IsModule) {
+    if (BoundTo && isRegistration(Call, "register_buffer"))
+      Model.FieldTensors[BoundTo] = tensorKey(Call->getArg(1));
+    return;
+  }
+  RegistrationStep Step;
+  Step.Name = nameArgument(Call->getArg(0));
+  Step.Site = Call;
+  if (IsParameter) {
+    Step.Object = tensorKey(Call->getArg(1), &Step.View);
+    ParameterEntry Entry;
+    Entry.Route.push_back(Step);
+    Model.Parameters.push_back(std::move(Entry));
+    if (BoundTo) {
+      Model.FieldTensors[BoundTo] = Step.Object;
+      Model.RegisteredFields[BoundTo] = Step.Name;
+    }
+    return;
+  }
+  std::optional<ModuleValue> Module = moduleValue(Call->getArg(1));
+  if (!Module)
+    return;
+  Step.Object = Module->Identity;
+  Step.FillSite = Module->FillSite;
+  prefix(Model.Parameters, Module->Parameters, Step);
+  // Note [Registering a filled element in a loop]
+  // A loop that registers the elements of a container filled with one handle
+  // registers that module once per element; two registrations stand for n.
+  if (InLoop && Module->FillSite)
+    prefix(Model.Parameters, Module->Parameters, Step);
+  if (BoundTo)
+    Model.FieldModules[BoundTo] =
+        std::make_shared<const ModuleValue>(std::move(*Module));
+}
+
+ModuleValue ParameterSharingAnalysis::construct(
+    const Expr *Site, const CXXRecordDecl *Impl,
+    llvm::ArrayRef<const Expr *> Args, ObjectKey Identity) {
+  ModuleValue Value;
+  Value.Identity = Identity;
+  Value.Impl = Impl;
+  if (isContainerModule(Impl)) {
+    for (auto [Index, Arg] : llvm::enumerate(Args)) {
+      std::optional<ModuleValue> Element = moduleValue(Arg);
+      if (!Element)
+        continue;
+      RegistrationStep Step{std::to_string(Index), Arg, Element->Identity,
+                            Element->FillSite};
+      prefix(Value.Parameters, Element->Parameters, Step);
+    }
+    return Value;
+  }
+  if (isLibtorchDecl(Impl)) {
+    // Library modules register their tensor members under the members' names.
+    for (const FieldDecl *Field : Impl->fields()) {
+      if (!isTensorType(Field->getType()) || Field->getAccess() != AS_public)
+        continue;
+      ParameterEntry Entry;
+      Entry.Route.push_back({Field->getName().str(), Site,
+                             Identity.member(Field), nullptr});
+      Value.Parameters.push_back(std::move(Entry));
+      Value.FieldTensors[Field] = Identity.member(Field);
+      Value.RegisteredFields[Field] = Field->getName().str();
+    }
+    return Value;
+  }
+  const ModuleValue *Model = classModel(Impl, Args.size());
+  if (!Model)
+    return Value;
+  llvm::DenseMap<const void *, ObjectKey> Substitution;
+  Substitution[Impl] = Identity;
+  const CXXConstructorDecl *Ctor = chooseConstructor(Impl, Args.size());
+  for (const ParmVarDecl *Param : Ctor->parameters()) {
+    unsigned Index = Param->getFunctionScopeIndex();
+    ObjectKey Key;
+    if (Index < Args.size()) {
+      if (moduleImplOf(Param->getType())) {
+        if (std::optional<ModuleValue> Arg = moduleValue(Args[Index]))
+          Key = Arg->Identity;
+      } else if (isTensorType(Param->getType())) {
+        Key = tensorKey(Args[Index]);
+      }
+    }
+    // An argument the analysis cannot name is distinct per instance.
+    Substitution[Param] = Key.known() ? Key : Identity.member(Param);
+  }
+  ModuleValue Result = rebase(*Model, Substitution);
+  Result.FillSite = nullptr;
+  return Result;
+}
+
+std::optional<ModuleValue>
+ParameterSharingAnalysis::moduleValue(const Expr *E) {
+  if (!E || Depth > 24)
+    return std::nullopt;
+  const CXXRecordDecl *Impl = moduleImplOf(E->getType());
+  E = skipModuleHandleCopies(E);
+  if (!Impl)
+    Impl = moduleImplOf(E->getType());
+  if (!Impl)
+    return std::nullopt;
+  ++Depth;
+  auto Done = llvm::make_scope_exit([&] { --Depth; });
+
+  if (isa<CXXThisExpr>(E)) {
+    if (const ModuleValue *Model = modelOfThis(Impl))
+      return *Model;
+    return construct(E, Impl, {}, ObjectKey{Impl, {}});
+  }
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+    if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
+      return localModule(Var, E);
+  if (const auto *Member = dyn_cast<MemberExpr>(E)) {
+    const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl());
+    std::optional<ModuleValue> Base = moduleValue(Member->getBase());
+    if (Field && Base) {
+      auto It = Base->FieldModules.find(Field);
+      if (It != Base->FieldModules.end())
+        return *It->second;
+      return construct(E, Impl, {}, Base->Identity.member(Field));
+    }
+    return construct(E, Impl, {}, freshKey(E));
+  }
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);
+      Op && Op->getOperator() == OO_Subscript && Op->getNumArgs() == 2)
+    if (std::optional<ModuleValue> Element = elementOf(Op->getArg(0)))
+      return Element;
+  if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E);
+      Call && isRegistration(Call, "register_module") && Call->getNumArgs() == 2)
+    return moduleValue(Call->getArg(1));
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+    // `Linear(nullptr)` holds no module.
+    if (Construct->getNumArgs() == 1 &&
+        Construct->getArg(0)->getType()->isNullPtrType())
+      return std::nullopt;
+    return construct(E, Impl,
+                     llvm::ArrayRef(Construct->getArgs(), Construct->getNumArgs()),
+                     freshKey(E));
+  }
+  if (const auto *Call = dyn_cast<CallExpr>(E)) {
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    if (Callee && Callee->isInStdNamespace() && Callee->getIdentifier() &&
+        Callee->getName() == "make_shared")
+      return construct(E, Impl,
+                       llvm::ArrayRef(Call->getArgs(), Call->getNumArgs()),
+                       freshKey(E));
+  }
+  // Any other call (`m->clone()`, a factory): a module of its own.
+  return construct(E, Impl, {}, freshKey(E));
+}
+
+std::optional<ModuleValue>
+ParameterSharingAnalysis::elementOf(const Expr *Container) {
+  const auto *Ref = dyn_cast<DeclRefExpr>(skipModuleHandleCopies(Container));
+  const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  if (!Var || !isStdContainer(recordOf(Var->getType())))
+    return std::nullopt;
+  // `std::vector<Linear> v(n, Linear(...))` and `v.assign(n, Linear(...))`:
+  // every element is a handle to the one module.
+  const Expr *Fill = nullptr, *Value = nullptr;
+  const auto *Init =
+      Var->getInit() ? dyn_cast<CXXConstructExpr>(Var->getInit()->IgnoreImplicit())
+                     : nullptr;
+  if (Init && Init->getNumArgs() >= 2 &&
+      moduleImplOf(Init->getArg(1)->getType()) &&
+      Init->getArg(0)->getType()->isIntegerType()) {
+    Fill = Init;
+    Value = Init->getArg(1);
+  }
+  if (!Var->getParentFunctionOrMethod())
+    return std::nullopt;
+  for (const CallExpr *Call : indexOf(Var).Calls.lookup(Var)) {
+    const CXXMethodDecl *Method = methodOf(Call);
+    if (Method && Method->getIdentifier() && Method->getName() == "assign" &&
+        Call->getNumArgs() == 2 && moduleImplOf(Call->getArg(1)->getType())) {
+      Fill = Call;
+      Value = Call->getArg(1);
+    }
+  }
+  if (!Fill)
+    return std::nullopt;
+  std::optional<ModuleValue> Element = moduleValue(Value);
+  if (Element)
+    Element->FillSite = Fill;
+  return Element;
+}
+
+std::optional<ModuleValue>
+ParameterSharingAnalysis::localModule(const VarDecl *Var, const Expr *Ref) {
+  const CXXRecordDecl *Impl = moduleImplOf(Var->getType());
+  if (!Impl)
+    return std::nullopt;
+  if (isa<ParmVarDecl>(Var) || !Var->getParentFunctionOrMethod()) {
+    // A constructor's parameter stays a parameter, to be substituted when
+    // the class is instantiated; elsewhere it is a module of its own.
+    return construct(Ref, Impl, {}, ObjectKey{Var, {}});
+  }
+  const FunctionIndex &Index = indexOf(Var);
+  if (auto Range = Index.RangeInits.find(Var); Range != Index.RangeInits.end()) {
+    if (std::optional<ModuleValue> Element = elementOf(Range->second))
+      return Element;
+    return construct(Ref, Impl, {}, freshKey(Var));
+  }
+  const Expr *Init = Var->getInit();
+  if (!Init || Index.Reassigned.count(Var))
+    return construct(Ref, Impl, {}, freshKey(Var));
+  const Expr *Stripped = skipModuleHandleCopies(Init);
+  std::optional<ModuleValue> Value;
+  if (isa<DeclRefExpr, MemberExpr, CXXThisExpr>(Stripped) ||
+      isa<CXXOperatorCallExpr>(Stripped)) {
+    Value = moduleValue(Init); // a copy of a handle: the same module
+  } else if (const auto *Construct = dyn_cast<CXXConstructExpr>(Stripped)) {
+    if (Construct->getNumArgs() == 1 &&
+        Construct->getArg(0)->getType()->isNullPtrType())
+      return std::nullopt;
+    Value = construct(Stripped, Impl,
+                      llvm::ArrayRef(Construct->getArgs(),
+                                     Construct->getNumArgs()),
+                      freshKey(Var));
+  } else {
+    Value = moduleValue(Init);
+    if (Value && Value->Identity.Root == Stripped)
+      Value = rebase(*Value, {{Stripped, freshKey(Var)}});
+  }
+  if (!Value)
+    return std::nullopt;
+  // Modules appended to a local Sequential or ModuleList.
+  if (isContainerModule(Impl)) {
+    unsigned Next = 0;
+    for (const ParameterEntry &Entry : Value->Parameters)
+      if (!Entry.Route.empty())
+        Next = std::max(Next, (unsigned)std::atoi(Entry.Route[0].Name.c_str()) + 1);
+    for (const CallExpr *Call : Index.Calls.lookup(Var)) {
+      const CXXMethodDecl *Method = methodOf(Call);
+      if (!Method || !Method->getIdentifier() ||
+          Method->getName() != "push_back" || Call->getNumArgs() != 1)
+        continue;
+      std::optional<ModuleValue> Element = moduleValue(Call->getArg(0));
+      if (!Element)
+        continue;
+      RegistrationStep Step{std::to_string(Next++), Call, Element->Identity,
+                            Element->FillSite};
+      prefix(Value->Parameters, Element->Parameters, Step);
+      // See Note [Registering a filled element in a loop].
+      const auto *Pushed =
+          dyn_cast<DeclRefExpr>(skipModuleHandleCopies(Call->getArg(0)));
+      const auto *PushedVar =
+          Pushed ? dyn_cast<VarDecl>(Pushed->getDecl()) : nullptr;
+      if (Element->FillSite && PushedVar && Index.RangeInits.count(PushedVar))
+        prefix(Value->Parameters, Element->Parameters, Step);
+    }
+  }
+  return Value;
+}
+
+ObjectKey ParameterSharingAnalysis::tensorKey(const Expr *E, bool *IsView) {
+  if (!E || Depth > 24)
+    return {};
+  ++Depth;
+  auto Done = llvm::make_scope_exit([&] { --Depth; });
+  E = skipModuleHandleCopies(E);
+  if (const auto *Call = dyn_cast<CallExpr>(E)) {
+    if (std::optional<TensorCall> Tensor = resolveTensorCall(Call, Table)) {
+      const std::optional<unsigned> &Aliased = Tensor->Effect.ResultAliases;
+      if (Aliased && *Aliased < Tensor->Args.size()) {
+        if (IsView)
+          *IsView = true;
+        return tensorKey(Tensor->Args[*Aliased], IsView);
+      }
+    }
+    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
+        Member && (isRegistration(Member, "register_parameter") ||
+                   isRegistration(Member, "register_buffer")) &&
+        Member->getNumArgs() >= 2)
+      return tensorKey(Member->getArg(1), IsView);
+    return freshKey(E);
+  }
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+    if (!Var)
+      return {};
+    if (isa<ParmVarDecl>(Var) || !Var->getParentFunctionOrMethod())
+      return ObjectKey{Var, {}};
+    const FunctionIndex &Index = indexOf(Var);
+    if (Var->getInit() && !Index.Reassigned.count(Var) &&
+        !Index.RangeInits.count(Var) && !Var->getType()->isReferenceType()) {
+      ObjectKey Key = tensorKey(Var->getInit(), IsView);
+      if (Key.known())
+        return Key;
+    }
+    return freshKey(Var);
+  }
+  if (const auto *Member = dyn_cast<MemberExpr>(E)) {
+    const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl());
+    if (!Field)
+      return {};
+    std::optional<ModuleValue> Base = moduleValue(Member->getBase());
+    if (!Base)
+      return {};
+    auto It = Base->FieldTensors.find(Field);
+    if (It != Base->FieldTensors.end() && It->second.known())
+      return It->second;
+    return Base->Identity.member(Field);
+  }
+  return freshKey(E);
+}
+
+std::optional<std::vector<ParameterEntry>>
+ParameterSharingAnalysis::localList(const VarDecl *Var) {
+  if (isa<ParmVarDecl>(Var) || !Var->getParentFunctionOrMethod())
+    return std::nullopt;
+  const FunctionIndex &Index = indexOf(Var);
+  if (Index.Reassigned.count(Var) || Index.RangeInits.count(Var))
+    return std::nullopt;
+  std::vector<ParameterEntry> List;
+  if (const Expr *Init = Var->getInit()) {
+    const auto *Construct = dyn_cast<CXXConstructExpr>(Init->IgnoreImplicit());
+    if (!Construct || Construct->getNumArgs() != 0) {
+      std::optional<std::vector<ParameterEntry>> Initial = parameterList(Init);
+      if (!Initial)
+        return std::nullopt;
+      List = std::move(*Initial);
+    }
+  }
+  for (const CallExpr *Call : Index.Calls.lookup(Var)) {
+    if (!isContainerMutation(Call))
+      continue;
+    // `list.insert(list.end(), more.begin(), more.end())` concatenates.
+    const CXXMethodDecl *Method = methodOf(Call);
+    if (Method->getName() != "insert" || Call->getNumArgs() != 3)
+      return std::nullopt;
+    const auto *Begin =
+        dyn_cast<CXXMemberCallExpr>(skipModuleHandleCopies(Call->getArg(1)));
+    if (!Begin || !Begin->getMethodDecl() ||
+        !Begin->getMethodDecl()->getIdentifier() ||
+        Begin->getMethodDecl()->getName() != "begin")
+      return std::nullopt;
+    std::optional<std::vector<ParameterEntry>> More =
+        parameterList(Begin->getImplicitObjectArgument());
+    if (!More)
+      return std::nullopt;
+    List.insert(List.end(), More->begin(), More->end());
+  }
+  return List;
+}
+
+std::optional<std::vector<ParameterEntry>>
+ParameterSharingAnalysis::parameterList(const Expr *E) {
+  if (!E || Depth > 24)
+    return std::nullopt;
+  ++Depth;
+  auto Done = llvm::make_scope_exit([&] { --Depth; });
+  E = skipModuleHandleCopies(E);
+  if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E)) {
+    const CXXMethodDecl *Method = Call->getMethodDecl();
+    if (!Method || !Method->getIdentifier())
+      return std::nullopt;
+    llvm::StringRef Name = Method->getName();
+    if (Name == "values" && isLibtorchDecl(Method))
+      return parameterList(Call->getImplicitObjectArgument());
+    if ((Name != "parameters" && Name != "named_parameters") ||
+        !isModuleClass(Method->getParent()))
+      return std::nullopt;
+    std::optional<ModuleValue> Module =
+        moduleValue(Call->getImplicitObjectArgument());
+    if (!Module)
+      return std::nullopt;
+    bool Recurse = true;
+    if (Call->getNumArgs() >= 1 && !isa<CXXDefaultArgExpr>(Call->getArg(0)))
+      if (const auto *Literal =
+              dyn_cast<CXXBoolLiteralExpr>(Call->getArg(0)->IgnoreImplicit()))
+        Recurse = Literal->getValue();
+    std::vector<ParameterEntry> Direct;
+    for (const ParameterEntry &Entry : Module->Parameters)
+      if (Recurse || Entry.Route.size() == 1)
+        Direct.push_back(Entry);
+    std::vector<ParameterEntry> List;
+    prefix(List, Direct, RegistrationStep{"", Call, Module->Identity, nullptr});
+    return List;
+  }
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
+      return localList(Var);
+    return std::nullopt;
+  }
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+    const CXXRecordDecl *Record = Construct->getConstructor()->getParent();
+    bool IsGroup = Record->getIdentifier() &&
+                   Record->getName() == "OptimizerParamGroup" &&
+                   isLibtorchDecl(Record);
+    if (IsGroup && Construct->getNumArgs() >= 1)
+      return parameterList(Construct->getArg(0));
+    if (isStdContainer(Record) && Construct->getNumArgs() >= 1 &&
+        isa<CXXStdInitializerListExpr>(Construct->getArg(0)->IgnoreImplicit()))
+      return parameterList(Construct->getArg(0));
+    return std::nullopt;
+  }
+  if (const auto *List = dyn_cast<CXXStdInitializerListExpr>(E))
+    return parameterList(List->getSubExpr());
+  if (const auto *Init = dyn_cast<InitListExpr>(E)) {
+    std::vector<ParameterEntry> Result;
+    for (const Expr *Element : Init->inits()) {
+      if (isTensorType(Element->getType())) {
+        RegistrationStep Step;
+        Step.Name = nameArgument(Element);
+        Step.Site = Element;
+        Step.Object = tensorKey(Element, &Step.View);
+        ParameterEntry Entry;
+        Entry.Route.push_back(Step);
+        Result.push_back(std::move(Entry));
+        continue;
+      }
+      std::optional<std::vector<ParameterEntry>> Part = parameterList(Element);
+      if (!Part)
+        return std::nullopt;
+      Result.insert(Result.end(), Part->begin(), Part->end());
+    }
+    return Result;
+  }
+  return std::nullopt;
+}
+
+std::optional<ParameterTie>
+ParameterSharingAnalysis::firstTie(const std::vector<ParameterEntry> &List) {
+  for (size_t I = 0; I < List.size(); ++I) {
+    for (size_t J = I + 1; J < List.size(); ++J) {
+      const ParameterEntry &A = List[I], &B = List[J];
+      if (!A.tensor().known() || !(A.tensor() == B.tensor()))
+        continue;
+      // The first place where the two routes reach one object along two
+      // different paths (or one registration of a filled element).
+      for (size_t X = 0; X < A.Route.size(); ++X) {
+        for (size_t Y = 0; Y < B.Route.size(); ++Y) {
+          const RegistrationStep &SA = A.Route[X], &SB = B.Route[Y];
+          if (!SA.Object.known() || !(SA.Object == SB.Object))
+            continue;
+          bool Filled = SA.FillSite || SB.FillSite;
+          size_t Diverge = 0;
+          while (Diverge <= std::min(X, Y) &&
+                 A.Route[Diverge].Site == B.Route[Diverge].Site &&
+                 A.Route[Diverge].Object == B.Route[Diverge].Object)
+            ++Diverge;
+          bool SamePath = X == Y && Diverge > X;
+          if (SamePath && !Filled)
+            continue;
+          ParameterTie Tie;
+          Tie.Parameter = A.name();
+          Tie.OtherParameter = B.name();
+          Tie.First = &SA;
+          Tie.Second = &SB;
+          if (Filled) {
+            Tie.K = ParameterTie::Kind::FilledElement;
+          } else if (SA.Site == SB.Site) {
+            // One registration reached through two parents: the parents'
+            // paths part where the sharing was introduced.
+            Tie.K = ParameterTie::Kind::SharedArgument;
+            Tie.First = &A.Route[std::min(Diverge, X)];
+            Tie.Second = &B.Route[std::min(Diverge, Y)];
+            Tie.Registration = &SA;
+          } else if (SA.Name.empty() && SB.Name.empty()) {
+            Tie.K = ParameterTie::Kind::SameList;
+          } else if (X + 1 == A.Route.size() || Y + 1 == B.Route.size()) {
+            Tie.K = ParameterTie::Kind::SameTensor;
+          } else {
+            Tie.K = ParameterTie::Kind::SameModule;
+          }
+          return Tie;
+        }
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+} // namespace clang::tidy::libtorch

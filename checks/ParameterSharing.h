@@ -1,0 +1,202 @@
+//===- ParameterSharing.h - which module parameters are the same tensor ---===//
+//
+// Problem: libtorch's C++ `Module::parameters()` does not de-duplicate. A
+// tensor registered under two names, or a module registered in two parents,
+// comes back twice, and an optimizer built from the list steps it twice.
+// Whether a list holds a duplicate depends on how the modules were built:
+// in the constructors of module classes, through the members they register,
+// and in the function that assembles the model.
+//
+// Approach: module and tensor identities are ObjectKeys, a root (a variable,
+// a constructor parameter, `this` of a class, or the expression that made a
+// fresh object) and a path of members. The constructors of each module class
+// are read once into a ModuleClassModel: its registrations in source order,
+// with keys relative to `this` and to the constructor's parameters. A module
+// expression evaluates to a ModuleValue by following local initializers and
+// instantiating the class model with the construction's arguments. A list
+// expression (`m->parameters()`, a local list grown with `insert`, a brace
+// list of parameter groups) evaluates to ParameterEntries, each the route of
+// registrations that leads to one tensor; two entries with one key are a
+// duplicate, and the routes say where the sharing came from.
+//
+// Simplifications, and what they cost:
+// - Flow-insensitive: a local is its initializer plus the known mutations
+//   anywhere in its function (`insert` of another list, `push_back` into a
+//   Sequential). A variable assigned after its declaration is unknown.
+// - A list grown any other way (a loop filtering duplicates, an unknown
+//   callee such as `torchalias::unique_parameters`) is unknown and never
+//   reported: precision over recall.
+// - Library modules (torch::nn::LinearImpl, ...) are assumed to register each
+//   of their tensor members as a parameter under the member's name.
+// - A constructor is chosen by its number of parameters.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TORCHALIAS_CHECKS_PARAMETERSHARING_H
+#define TORCHALIAS_CHECKS_PARAMETERSHARING_H
+
+#include "OperatorTable.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/Expr.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace clang::tidy::libtorch {
+
+/// The identity of a module or a tensor: a root and a path of members.
+struct ObjectKey {
+  /// A VarDecl or ParmVarDecl, the CXXRecordDecl standing for `this`, or the
+  /// Expr that created a fresh object. Null when unknown.
+  const void *Root = nullptr;
+  /// FieldDecls, and for objects created inside a constructor the Expr or
+  /// local VarDecl that made them (so that each instance gets its own key).
+  llvm::SmallVector<const void *, 3> Path;
+
+  bool known() const { return Root != nullptr; }
+  ObjectKey member(const void *Field) const {
+    ObjectKey Result = *this;
+    if (Result.known())
+      Result.Path.push_back(Field);
+    return Result;
+  }
+  bool operator==(const ObjectKey &Other) const {
+    return Root == Other.Root && Path == Other.Path;
+  }
+};
+
+/// One step from the root of a list to a parameter: a registration, a
+/// container element, or the `parameters()` call the list starts from.
+struct RegistrationStep {
+  std::string Name;           ///< "emb", "weight"; empty for a list root.
+  const Expr *Site = nullptr; ///< The register_* call, construction or call.
+  ObjectKey Object;           ///< The module or tensor reached.
+  /// For an element of a container filled with one handle
+  /// (`std::vector<Linear>(n, Linear(...))`): the fill.
+  const Expr *FillSite = nullptr;
+  bool View = false; ///< The tensor registered is a view of Object.
+};
+
+/// One tensor of a parameter list and how the list reaches it.
+struct ParameterEntry {
+  llvm::SmallVector<RegistrationStep, 4> Route;
+  const ObjectKey &tensor() const { return Route.back().Object; }
+  /// "emb.weight", as named_parameters() spells it.
+  std::string name() const;
+};
+
+/// Why two entries of a list are one tensor: the two steps where their
+/// routes reach the same object from different places.
+struct ParameterTie {
+  enum class Kind {
+    SameTensor,    ///< One tensor registered twice (possibly as a view).
+    SameModule,    ///< One module registered in two places.
+    SameList,      ///< The parameters of one module added to a list twice.
+    FilledElement, ///< Elements of a container filled with one handle.
+    /// One registration statement reached through two parents, e.g. a
+    /// constructor that registers its argument, given the same module twice.
+    SharedArgument,
+  };
+  Kind K = Kind::SameTensor;
+  std::string Parameter, OtherParameter; ///< Names of the two entries.
+  const RegistrationStep *First = nullptr, *Second = nullptr;
+  /// For SharedArgument: the registration both paths reach.
+  const RegistrationStep *Registration = nullptr;
+};
+
+/// A module: its identity, the parameters it registers (directly or through
+/// submodules, in registration order) and what its members hold. The model of
+/// a module class is a ModuleValue whose keys are relative to the class (the
+/// root standing for `this`) and to its constructor's parameters.
+struct ModuleValue {
+  ObjectKey Identity;
+  const CXXRecordDecl *Impl = nullptr;
+  std::vector<ParameterEntry> Parameters;
+  /// Set for an element of a container filled with one handle.
+  const Expr *FillSite = nullptr;
+  std::map<const FieldDecl *, std::shared_ptr<const ModuleValue>> FieldModules;
+  std::map<const FieldDecl *, ObjectKey> FieldTensors;
+  /// Tensor members registered as parameters, with the name used.
+  std::map<const FieldDecl *, std::string> RegisteredFields;
+};
+
+class ParameterSharingAnalysis {
+public:
+  ParameterSharingAnalysis(ASTContext &AST, const OperatorTable &Table)
+      : AST(AST), Table(Table) {}
+
+  ASTContext &ast() const { return AST; }
+  const OperatorTable &table() const { return Table; }
+
+  /// The tensors a parameter list expression holds, in order, or
+  /// std::nullopt if the list is built in a way the analysis cannot follow.
+  std::optional<std::vector<ParameterEntry>> parameterList(const Expr *E);
+
+  /// The module an expression denotes, or std::nullopt if it is not one.
+  std::optional<ModuleValue> moduleValue(const Expr *E);
+
+  /// The identity of a tensor expression, through views of it.
+  ObjectKey tensorKey(const Expr *E, bool *IsView = nullptr);
+
+  /// The first pair of entries of List that are one tensor.
+  static std::optional<ParameterTie>
+  firstTie(const std::vector<ParameterEntry> &List);
+
+  /// What the constructor of Impl that takes NumArgs arguments registers;
+  /// null for libtorch's classes, classes without a user-written constructor
+  /// and while that constructor is being read (recursion).
+  const ModuleValue *classModel(const CXXRecordDecl *Impl,
+                                std::optional<unsigned> NumArgs);
+
+private:
+  ModuleValue construct(const Expr *Site, const CXXRecordDecl *Impl,
+                        llvm::ArrayRef<const Expr *> Args, ObjectKey Identity);
+  void readStatement(const Stmt *S, ModuleValue &Model, bool InLoop);
+  void bindField(const FieldDecl *Field, const Expr *Init, ModuleValue &Model,
+                 bool InLoop);
+  void registerCall(const CXXMemberCallExpr *Call, ModuleValue &Model,
+                    const FieldDecl *BoundTo, bool InLoop);
+  std::optional<ModuleValue> localModule(const VarDecl *Var, const Expr *Ref);
+  std::optional<ModuleValue> elementOf(const Expr *Container);
+  std::optional<std::vector<ParameterEntry>> localList(const VarDecl *Var);
+  ObjectKey freshKey(const void *Creator) const;
+  const ModuleValue *modelOfThis(const CXXRecordDecl *Impl);
+  std::string nameArgument(const Expr *E) const;
+
+  struct FunctionIndex {
+    llvm::DenseMap<const VarDecl *, std::vector<const CallExpr *>> Calls;
+    llvm::DenseSet<const VarDecl *> Reassigned;
+    llvm::DenseMap<const VarDecl *, const Expr *> RangeInits;
+  };
+  const FunctionIndex &indexOf(const VarDecl *Var);
+
+  ASTContext &AST;
+  const OperatorTable &Table;
+  llvm::DenseMap<const CXXConstructorDecl *, std::unique_ptr<ModuleValue>>
+      Models;
+  /// The class whose constructor is being read, innermost last.
+  llvm::SmallVector<std::pair<const CXXRecordDecl *, ModuleValue *>, 4>
+      Building;
+  llvm::DenseMap<const DeclContext *, std::unique_ptr<FunctionIndex>> Indexes;
+  unsigned Depth = 0;
+};
+
+/// Module-type helpers shared with the check.
+const CXXRecordDecl *moduleImplOf(QualType Type);
+bool isModuleHolderType(QualType Type);
+bool isModuleClass(const CXXRecordDecl *Record);
+/// Strips implicit nodes, handle copies of modules and tensors, std::move,
+/// `ptr()`/`get()`/`*` on module handles.
+const Expr *skipModuleHandleCopies(const Expr *E);
+
+} // namespace clang::tidy::libtorch
+
+#endif

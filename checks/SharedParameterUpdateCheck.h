@@ -1,0 +1,65 @@
+//===- SharedParameterUpdateCheck.h - libtorch-shared-parameter-update *- C++ -*-===//
+
+#ifndef TORCHALIAS_CHECKS_SHAREDPARAMETERUPDATECHECK_H
+#define TORCHALIAS_CHECKS_SHAREDPARAMETERUPDATECHECK_H
+
+#include "ParameterSharing.h"
+
+#include "clang-tidy/ClangTidyCheck.h"
+#include "clang-tidy/utils/IncludeInserter.h"
+
+#include <memory>
+#include <string>
+
+namespace clang::tidy::libtorch {
+
+/// Finds tied or duplicated module parameters that reach an optimizer, a
+/// gradient-norm clip or an in-place update loop, copies of a ModuleHolder
+/// updated as if they were independent models, and parameter members
+/// assigned without re-registering them.
+///
+/// For the user-facing documentation see:
+/// docs/checks/libtorch-shared-parameter-update.md
+class SharedParameterUpdateCheck : public ClangTidyCheck {
+public:
+  SharedParameterUpdateCheck(StringRef Name, ClangTidyContext *Context);
+  bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
+    return LangOpts.CPlusPlus17;
+  }
+  void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
+  void registerPPCallbacks(const SourceManager &SM, Preprocessor *PP,
+                           Preprocessor *ModuleExpanderPP) override;
+  void registerMatchers(ast_matchers::MatchFinder *Finder) override;
+  void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
+  void onEndOfTranslationUnit() override;
+
+private:
+  enum class SinkKind { Optimizer, AddParamGroup, ClipGradNorm, UpdateLoop };
+  ParameterSharingAnalysis &analysis(ASTContext &AST);
+  void checkSink(const Expr *Sink, const Expr *List, SinkKind Kind,
+                 llvm::StringRef Name, const FunctionDecl *Function,
+                 ASTContext &AST);
+  void checkUpdateLoop(const Stmt *Loop, const FunctionDecl *Function,
+                       ASTContext &AST);
+  bool checkHolderCopy(const Expr *Sink, const Expr *List,
+                       llvm::StringRef Name, const FunctionDecl *Function,
+                       ASTContext &AST);
+  void checkMemberAssignment(const CXXOperatorCallExpr *Assign,
+                             const FunctionDecl *Function, ASTContext &AST);
+  void checkModuleClass(const CXXRecordDecl *Impl, ASTContext &AST);
+  void addTieNotes(const ParameterTie &Tie);
+  std::optional<FixItHint> deduplicate(const Expr *List, ASTContext &AST);
+
+  const std::string IsolationHelper;
+  const bool WarnWithoutSink;
+  const std::string OperatorTablePath;
+  utils::IncludeInserter Includes;
+  std::shared_ptr<const OperatorTable> Table;
+  std::unique_ptr<ParameterSharingAnalysis> Analysis;
+  llvm::DenseSet<const Expr *> NotedSites;
+  llvm::SmallVector<const CXXRecordDecl *, 4> ModuleClasses;
+};
+
+} // namespace clang::tidy::libtorch
+
+#endif
