@@ -4,6 +4,12 @@
 #         -DGENERATOR=... -DCXX_COMPILER=... -DCONFIG=... -P this-file
 file(REMOVE_RECURSE "${WORK_DIR}")
 set(prefix "${WORK_DIR}/prefix")
+# A single-config build without CMAKE_BUILD_TYPE has an empty $<CONFIG>,
+# which --config refuses.
+set(config_args)
+if(CONFIG)
+  set(config_args --config "${CONFIG}")
+endif()
 
 function(run step)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE status)
@@ -13,12 +19,12 @@ function(run step)
 endfunction()
 
 run(install "${CMAKE_COMMAND}" --install "${RUNTIME_BINARY_DIR}"
-    --prefix "${prefix}" --config "${CONFIG}")
+    --prefix "${prefix}" ${config_args})
 run(configure "${CMAKE_COMMAND}" -S "${CONSUMER_SOURCE_DIR}"
     -B "${WORK_DIR}/build" -G "${GENERATOR}"
     "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}" "-DCMAKE_BUILD_TYPE=${CONFIG}"
     "-DCMAKE_PREFIX_PATH=${prefix}")
-run(build "${CMAKE_COMMAND}" --build "${WORK_DIR}/build" --config "${CONFIG}")
+run(build "${CMAKE_COMMAND}" --build "${WORK_DIR}/build" ${config_args})
 
 set(report "${WORK_DIR}/report.jsonl")
 find_program(consumer consumer PATHS "${WORK_DIR}/build"
