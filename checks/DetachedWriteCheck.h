@@ -1,0 +1,35 @@
+//===- DetachedWriteCheck.h - libtorch-detached-write -----------*- C++ -*-===//
+
+#ifndef TORCHALIAS_CHECKS_DETACHEDWRITECHECK_H
+#define TORCHALIAS_CHECKS_DETACHEDWRITECHECK_H
+
+#include "AliasCheckBase.h"
+#include "AutogradAnalysis.h"
+
+namespace clang::tidy::libtorch {
+
+/// Finds writes through `.data()` or `detach()` into storage that autograd
+/// or the rest of the code still needs.
+///
+/// For the user-facing documentation see:
+/// docs/checks/libtorch-detached-write.md
+class DetachedWriteCheck : public AliasCheckBase {
+public:
+  DetachedWriteCheck(StringRef Name, ClangTidyContext *Context)
+      : AliasCheckBase(Name, Context) {}
+  bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
+    return LangOpts.CPlusPlus17;
+  }
+  void registerMatchers(ast_matchers::MatchFinder *Finder) override;
+  void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
+
+private:
+  void checkWrite(const WriteEvent &Write, const AutogradAnalysis &Autograd,
+                  ASTContext &AST);
+  std::optional<FixItHint> cloneAtDetach(const WriteEvent &Write,
+                                         ASTContext &AST);
+};
+
+} // namespace clang::tidy::libtorch
+
+#endif
