@@ -1,0 +1,72 @@
+// Ground truth: the same behaviours against Debian's real libtorch headers.
+// REQUIRES: real-libtorch
+// RUN: %check_clang_tidy %s libtorch-overlapping-inplace %t -- -- %real_torch
+
+#include <torch/torch.h>
+
+using torch::indexing::None;
+using torch::indexing::Slice;
+
+void PositiveSelfReferencing(torch::Tensor a, torch::Tensor c) {
+  a.sub_(a.slice(1, 0, 1));
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: operand 'a.slice(1, 0, 1)' of 'sub_' is a view of its destination 'a'; PyTorch throws 'unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location' when it can see the overlap and silently computes a wrong result when it cannot [libtorch-overlapping-inplace]
+  // CHECK-FIXES: a.sub_(a.slice(1, 0, 1).clone());
+  c.div_(c.index({Slice(), Slice(100, None)}));
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: operand 'c.index({Slice(), Slice(100, None)})' of 'div_' is a view of its destination 'c'
+  // CHECK-FIXES: c.div_(c.index({Slice(), Slice(100, None)}).clone());
+}
+
+void PositiveShiftCopy(torch::Tensor buf, int64_t n) {
+  buf.slice(1, 1).copy_(buf.slice(1, 0, n - 1));
+  // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: source 'buf.slice(1, 0, n - 1)' of 'copy_' overlaps (a shifted slice along dimension 1 of) its destination 'buf.slice(1, 1)'
+  // CHECK-FIXES: buf.slice(1, 1).copy_(buf.slice(1, 0, n - 1).clone());
+  buf.index_put_({Slice(), Slice(1, None)}, buf.index({Slice(), Slice(None, -1)}));
+  // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: operand 'buf.index({Slice(), Slice(None, -1)})' of 'index_put_' is a view of its destination 'buf'
+  // CHECK-FIXES: buf.index_put_({Slice(), Slice(1, None)}, buf.index({Slice(), Slice(None, -1)}).clone());
+}
+
+void PositiveOutAliasing(torch::Tensor x, const torch::Tensor &y) {
+  at::cat_out(x, {x, y});
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: input 'x' of 'cat_out' is the same tensor as its out= argument 'x'
+  // CHECK-FIXES: at::cat_out(x, {x.clone(), y});
+  at::add_out(x, x, y);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: input 'x' of 'add_out' is the same tensor as its out= argument 'x'
+  // CHECK-FIXES: at::add_out(x, x.clone(), y);
+}
+
+void PositiveIndexAndMask(torch::Tensor idx, const torch::Tensor &v,
+                          torch::Tensor flags) {
+  idx.index_put_({idx}, v);
+  // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: index 'idx' of 'index_put_' is the same tensor as its destination 'idx'
+  // CHECK-FIXES: idx.index_put_({idx.clone()}, v);
+  auto first = flags.select(1, 0);
+  flags.masked_fill_(first, false);
+  // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: mask 'first' of 'masked_fill_' is a view of its destination 'flags'
+  // CHECK-FIXES: flags.masked_fill_(first.clone(), false);
+}
+
+void PositiveTwoRoles(torch::Tensor scale, torch::Tensor tracker) {
+  at::_amp_update_scale_(scale, tracker, tracker, 2.0, 0.5, 2000);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: operand 'tracker' of '_amp_update_scale_' is the same tensor as the argument 'growth_tracker' it also writes 'tracker'; no run-time check covers this
+  // CHECK-FIXES: at::_amp_update_scale_(scale, tracker, tracker.clone(), 2.0, 0.5, 2000);
+}
+
+void NegativeDisjoint(torch::Tensor x, torch::Tensor rows, int64_t n) {
+  x.narrow(0, 0, n).add_(x.narrow(0, n, n));
+  rows[0].copy_(rows[-1]);
+  auto parts = x.chunk(2);
+  parts[0].add_(parts[1]);
+}
+
+void NegativeAccumulateCloneFreshMask(torch::Tensor t, const torch::Tensor &bins,
+                                      const torch::Tensor &ones) {
+  t.index_put_({bins}, ones, /*accumulate=*/true);
+  t.sub_(t.slice(1, 0, 1).clone());
+  t.masked_fill_(t > 0, 0);
+  t.add_(t);
+}
+
+void NegativeFrameByFrame(torch::Tensor frames, int64_t T) {
+  for (int64_t t = 0; t + 1 < T; ++t)
+    frames.select(0, t).copy_(frames.select(0, t + 1));
+}
