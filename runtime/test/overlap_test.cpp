@@ -22,6 +22,17 @@ std::vector<std::string> describe(const std::vector<tensor_overlap> &pairs) {
 
 using strings = std::vector<std::string>;
 
+TEST(SpanOf, CoversFirstToLastElementBytes) {
+  auto x = torch::zeros({4, 5}, torch::kDouble);
+  const auto base = reinterpret_cast<std::uintptr_t>(x.data_ptr());
+  const byte_span column = span_of(x.select(1, 2));
+  EXPECT_EQ(column.storage, x.storage().unsafeGetStorageImpl());
+  EXPECT_EQ(column.begin, base + 2 * 8);
+  EXPECT_EQ(column.end, base + (3 * 5 + 2 + 1) * 8);
+  EXPECT_EQ(span_of(x.narrow(0, 1, 0)).storage, nullptr);
+  EXPECT_EQ(span_of(at::Tensor()).storage, nullptr);
+}
+
 TEST(FindOverlaps, SameHandle) {
   auto a = torch::ones({4});
   at::Tensor b = a; // shares the TensorImpl
