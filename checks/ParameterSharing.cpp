@@ -390,6 +390,16 @@ void ParameterSharingAnalysis::readStatement(const Stmt *S, ModuleValue &Model,
   if (const auto *Call = dyn_cast<CXXMemberCallExpr>(S);
       Call && Call->getImplicitObjectArgument() &&
       isa<CXXThisExpr>(Call->getImplicitObjectArgument()->IgnoreImplicit())) {
+    // Cloneable modules register in `reset()`, which the constructor calls.
+    const CXXMethodDecl *Method = Call->getMethodDecl();
+    const FunctionDecl *Definition = nullptr;
+    if (Method && !isLibtorchDecl(Method) && Method->hasBody(Definition) &&
+        Depth < 8) {
+      ++Depth;
+      readStatement(Definition->getBody(), Model, InLoop);
+      --Depth;
+      return;
+    }
     registerCall(Call, Model, nullptr, InLoop);
     return;
   }

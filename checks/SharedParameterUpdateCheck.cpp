@@ -447,6 +447,46 @@ void SharedParameterUpdateCheck::checkUpdateLoop(const Stmt *Loop,
   Visit(Body);
 }
 
+// Note [Clone fix-it]
+// `auto target = online;` copies a shared_ptr. The fix replaces the
+// initializer with a deep copy of the module: `clone()` (offered only when
+// the module class is Cloneable, since Module::clone() throws otherwise),
+// cast back to the module's type, or torchalias::deep_clone, which does the
+// same and keeps the holder's type. Only for `=` initialisation outside
+// macros.
+std::optional<FixItHint>
+SharedParameterUpdateCheck::cloneAtCopy(const VarDecl *Copy, ASTContext &AST) {
+  const Expr *Init = Copy->getInit()->IgnoreImplicit();
+  const CXXRecordDecl *Impl = moduleImplOf(Copy->getType());
+  const CXXRecordDecl *Holder = Copy->getType()->getAsCXXRecordDecl();
+  if (Copy->getInitStyle() != VarDecl::CInit || !Holder || !Impl ||
+      Init->getBeginLoc().isMacroID() || Init->getEndLoc().isMacroID())
+    return std::nullopt;
+  bool Cloneable = llvm::any_of(Impl->bases(), [](const CXXBaseSpecifier &B) {
+    const CXXRecordDecl *Base = B.getType()->getAsCXXRecordDecl();
+    return Base && Base->getIdentifier() && Base->getName() == "Cloneable" &&
+           isLibtorchDecl(Base);
+  });
+  if (!Cloneable)
+    return std::nullopt;
+  std::string Source = sourceText(Init, AST);
+  std::string Cast = "std::dynamic_pointer_cast<" +
+                     Impl->getQualifiedNameAsString() + ">(" + Source +
+                     "->clone())";
+  std::string Replacement;
+  bool IsHolder = isModuleHolderType(Copy->getType());
+  if (IsolationHelper == "torchalias" && IsHolder)
+    Replacement = "torchalias::deep_clone(" + Source + ")";
+  else if (IsHolder && !isa<ClassTemplateSpecializationDecl>(Holder))
+    Replacement = Holder->getQualifiedNameAsString() + "(" + Cast + ")";
+  else if (!IsHolder)
+    Replacement = Cast;
+  if (Source.empty() || Replacement.empty())
+    return std::nullopt;
+  return FixItHint::CreateReplacement(
+      CharSourceRange::getTokenRange(Init->getSourceRange()), Replacement);
+}
+
 bool SharedParameterUpdateCheck::checkHolderCopy(const Expr *Sink,
                                                  const Expr *ListExpr,
                                                  llvm::StringRef Name,
@@ -456,9 +496,18 @@ bool SharedParameterUpdateCheck::checkHolderCopy(const Expr *Sink,
     return false;
   std::optional<std::vector<ParameterEntry>> List =
       analysis(AST).parameterList(ListExpr);
-  if (!List || List->empty())
+  if (!List)
     return false;
-  const ObjectKey &Updated = List->front().Route.front().Object;
+  ObjectKey Updated;
+  if (!List->empty())
+    Updated = List->front().Route.front().Object;
+  else if (const auto *Call =
+               dyn_cast<CXXMemberCallExpr>(skipModuleHandleCopies(ListExpr)))
+    if (std::optional<ModuleValue> Module =
+            analysis(AST).moduleValue(Call->getImplicitObjectArgument()))
+      Updated = Module->Identity;
+  if (!Updated.known())
+    return false;
   HolderCopyFinder Finder;
   Finder.TraverseStmt(const_cast<Stmt *>(Function->getBody()));
   for (const HolderCopy &Copy : Finder.Copies) {
@@ -475,46 +524,23 @@ bool SharedParameterUpdateCheck::checkHolderCopy(const Expr *Sink,
     };
     if (!UsedElsewhere(Copy.Copy) || !UsedElsewhere(Copy.Original))
       continue;
-    diag(Sink->getExprLoc(),
-         "'%0' updates the parameters of '%1', and '%2' is a copy of its "
-         "ModuleHolder, not of the module: '%2' changes with every update")
+    {
+    auto Diag =
+        diag(Sink->getExprLoc(),
+             "'%0' updates the parameters of '%1', and '%2' is a copy of its "
+             "ModuleHolder, not of the module: '%2' changes with every update")
         << Name << Copy.Original->getName() << Copy.Copy->getName();
-    auto Note = diag(Copy.Copy->getInit()->getExprLoc(),
-                     "'%0' shares the module of '%1' from here",
-                     DiagnosticIDs::Note)
-                << Copy.Copy->getName() << Copy.Original->getName();
-    const Expr *Init = Copy.Copy->getInit()->IgnoreImplicit();
-    const CXXRecordDecl *Impl = moduleImplOf(Copy.Copy->getType());
-    const CXXRecordDecl *Holder = Copy.Copy->getType()->getAsCXXRecordDecl();
-    bool Cloneable = false;
-    for (const CXXBaseSpecifier &Base : Impl->bases())
-      if (const CXXRecordDecl *B = Base.getType()->getAsCXXRecordDecl())
-        Cloneable |= B->getIdentifier() && B->getName() == "Cloneable" &&
-                     isLibtorchDecl(B);
-    if (Copy.Copy->getInitStyle() != VarDecl::CInit || !Holder ||
-        Init->getBeginLoc().isMacroID() || !Cloneable)
-      return true;
-    std::string Source = sourceText(Init, AST);
-    std::string Cast = "std::dynamic_pointer_cast<" +
-                       Impl->getQualifiedNameAsString() + ">(" + Source +
-                       "->clone())";
-    std::string Replacement;
-    if (IsolationHelper == "torchalias" && isModuleHolderType(Copy.Copy->getType()))
-      Replacement = "torchalias::deep_clone(" + Source + ")";
-    else if (isModuleHolderType(Copy.Copy->getType()) &&
-             !isa<ClassTemplateSpecializationDecl>(Holder))
-      Replacement = Holder->getQualifiedNameAsString() + "(" + Cast + ")";
-    else if (!isModuleHolderType(Copy.Copy->getType()))
-      Replacement = Cast;
-    if (Replacement.empty())
-      return true;
-    Note << FixItHint::CreateReplacement(
-        CharSourceRange::getTokenRange(Init->getSourceRange()), Replacement);
-    if (IsolationHelper == "torchalias" &&
-        llvm::StringRef(Replacement).starts_with("torchalias::"))
-      Note << Includes.createIncludeInsertion(
-          AST.getSourceManager().getFileID(Init->getBeginLoc()),
-          ParametersHeader);
+    if (std::optional<FixItHint> Fix = cloneAtCopy(Copy.Copy, AST)) {
+      Diag << *Fix;
+      if (llvm::StringRef(Fix->CodeToInsert).starts_with("torchalias::"))
+        Diag << Includes.createIncludeInsertion(
+            AST.getSourceManager().getFileID(Copy.Copy->getBeginLoc()),
+            ParametersHeader);
+    }
+    } // The warning is emitted before its note.
+    diag(Copy.Copy->getInit()->getExprLoc(),
+         "'%0' shares the module of '%1' from here", DiagnosticIDs::Note)
+        << Copy.Copy->getName() << Copy.Original->getName();
     return true;
   }
   return false;

@@ -44,6 +44,7 @@ private:
   bool checkHolderCopy(const Expr *Sink, const Expr *List,
                        llvm::StringRef Name, const FunctionDecl *Function,
                        ASTContext &AST);
+  std::optional<FixItHint> cloneAtCopy(const VarDecl *Copy, ASTContext &AST);
   void checkMemberAssignment(const CXXOperatorCallExpr *Assign,
                              const FunctionDecl *Function, ASTContext &AST);
   void checkModuleClass(const CXXRecordDecl *Impl, ASTContext &AST);

@@ -1,0 +1,50 @@
+// RUN: %check_clang_tidy %s libtorch-shared-parameter-update %t -- \
+// RUN:   -config='{CheckOptions: {libtorch-shared-parameter-update.IsolationHelper: torchalias}}' \
+// RUN:   -- %mock_torch
+// RUN: %check_clang_tidy -check-suffix=SOURCE %s libtorch-shared-parameter-update %t-source -- \
+// RUN:   -config='{CheckOptions: {libtorch-shared-parameter-update.WarnWithoutSink: true}}' \
+// RUN:   -- %mock_torch -DNO_SINK
+
+#include <torch/torch.h>
+// CHECK-FIXES: #include <torch/torch.h>
+// CHECK-FIXES-NEXT: #include <torchalias/parameters.h>
+
+struct TiedImpl : torch::nn::Cloneable<TiedImpl> {
+  TiedImpl() { reset(); }
+  void reset() override {
+    emb = register_module("emb", torch::nn::Embedding(10, 4));
+    register_parameter("out_weight", emb->weight);
+    // CHECK-NOTES-SOURCE: :[[@LINE-1]]:5: warning: 'TiedImpl' holds parameter 'emb.weight' twice (also as 'out_weight'); an optimizer built from its parameters() would update it twice
+    // CHECK-NOTES-SOURCE: :[[@LINE-3]]:34: note: 'emb.weight' and 'out_weight' are the same tensor, registered here
+    // CHECK-NOTES-SOURCE: :[[@LINE-3]]:5: note: and here
+  }
+  torch::nn::Embedding emb{nullptr};
+};
+TORCH_MODULE(Tied);
+
+#ifndef NO_SINK
+void PositiveWrapped(Tied &model) {
+  torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.1));
+  // CHECK-NOTES: :[[@LINE-1]]:21: warning: 'SGD' is built from a list that holds parameter 'emb.weight' twice (also as 'out_weight'); each step() updates it twice
+  // CHECK-NOTES: :[[@LINE-14]]:34: note: 'emb.weight' and 'out_weight' are the same tensor, registered here
+  // CHECK-NOTES: :[[@LINE-14]]:5: note: and here
+  // CHECK-FIXES: torch::optim::SGD opt(torchalias::unique_parameters(model->parameters()), torch::optim::SGDOptions(0.1));
+}
+
+struct NetImpl : torch::nn::Cloneable<NetImpl> {
+  NetImpl() { reset(); }
+  void reset() override { fc = register_module("fc", torch::nn::Linear(4, 4)); }
+  torch::nn::Linear fc{nullptr};
+};
+TORCH_MODULE(Net);
+
+void PositiveDeepClone() {
+  Net online;
+  auto target = online;
+  // CHECK-FIXES: auto target = torchalias::deep_clone(online);
+  torch::optim::SGD opt(online->parameters(), torch::optim::SGDOptions(0.1));
+  // CHECK-NOTES: :[[@LINE-1]]:21: warning: 'SGD' updates the parameters of 'online', and 'target' is a copy of its ModuleHolder, not of the module: 'target' changes with every update
+  // CHECK-NOTES: :[[@LINE-4]]:17: note: 'target' shares the module of 'online' from here
+  target->fc->forward(torch::ones({4}));
+}
+#endif
