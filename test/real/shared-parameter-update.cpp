@@ -1,0 +1,67 @@
+// Ground truth: the same behaviours against Debian's real libtorch headers.
+// REQUIRES: real-libtorch
+// RUN: %check_clang_tidy %s libtorch-shared-parameter-update %t -- -- %real_torch
+
+#include <torch/torch.h>
+
+struct TiedLMImpl : torch::nn::Module {
+  TiedLMImpl() {
+    emb = register_module("emb", torch::nn::Embedding(100, 16));
+    out_weight = register_parameter("out_weight", emb->weight);
+  }
+  torch::nn::Embedding emb{nullptr};
+  torch::Tensor out_weight;
+};
+TORCH_MODULE(TiedLM);
+
+void PositiveTiedEmbedding() {
+  TiedLM model;
+  torch::optim::Adam opt(model->parameters(), torch::optim::AdamOptions(1e-3));
+  // CHECK-MESSAGES: :[[@LINE-1]]:22: warning: 'Adam' is built from a list that holds parameter 'emb.weight' twice (also as 'out_weight'); each step() updates it twice [libtorch-shared-parameter-update]
+}
+
+void PositiveDuplicatedList(torch::nn::Linear &enc, torch::nn::Linear &dec) {
+  auto params = enc->parameters();
+  auto more = enc->parameters();
+  params.insert(params.end(), more.begin(), more.end());
+  torch::optim::SGD opt(params, torch::optim::SGDOptions(0.1));
+  // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'SGD' is built from a list that holds parameter 'weight' twice; each step() updates it twice
+  torch::optim::SGD ok(dec->parameters(), torch::optim::SGDOptions(0.1));
+}
+
+void PositiveVectorFill() {
+  std::vector<torch::nn::Linear> layers(3, torch::nn::Linear(4, 4));
+  torch::nn::Sequential stack;
+  for (auto &layer : layers)
+    stack->push_back(layer);
+  torch::optim::SGD opt(stack->parameters(), torch::optim::SGDOptions(0.1));
+  // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'SGD' is built from a list that holds parameter '0.weight' twice; each step() updates it twice
+  torch::nn::utils::clip_grad_norm_(stack->parameters(), 1.0);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'clip_grad_norm_' is given a list that holds parameter '0.weight' twice; the total norm counts it twice and its gradient is scaled twice
+}
+
+void PositiveHolderCopy(const torch::Tensor &x) {
+  torch::nn::Linear online(4, 4);
+  auto target = online;
+  // CHECK-FIXES: auto target = torch::nn::Linear(std::dynamic_pointer_cast<torch::nn::LinearImpl>(online->clone()));
+  torch::optim::SGD opt(online->parameters(), torch::optim::SGDOptions(0.1));
+  // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'SGD' updates the parameters of 'online', and 'target' is a copy of its ModuleHolder, not of the module: 'target' changes with every update
+  target(x);
+}
+
+void PositiveMemberAssignment(torch::nn::Linear &lin, torch::nn::Embedding &emb) {
+  lin->weight = emb->weight;
+  // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: assigning 'weight' does not re-register it
+}
+
+void NegativeDistinct(const torch::Tensor &x) {
+  torch::nn::Linear online(4, 4);
+  torch::nn::Linear target(
+      std::dynamic_pointer_cast<torch::nn::LinearImpl>(online->clone()));
+  torch::nn::Sequential seq(torch::nn::Linear(4, 4), torch::nn::Linear(4, 4));
+  torch::optim::SGD opt(seq->parameters(), torch::optim::SGDOptions(0.1));
+  torch::optim::SGD opt2(online->parameters(), torch::optim::SGDOptions(0.1));
+  target(x);
+  for (auto &p : seq->parameters())
+    p.uniform_(-0.1, 0.1);
+}
