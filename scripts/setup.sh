@@ -8,7 +8,7 @@ PACKAGES=(
   cmake ninja-build python3
   "clang-${LLVM_VERSION}" "libclang-${LLVM_VERSION}-dev" "clang-tidy-${LLVM_VERSION}"
   "llvm-${LLVM_VERSION}-dev" "llvm-${LLVM_VERSION}-tools"
-  libtorch-dev libxxhash-dev libgtest-dev googletest
+  libtorch-dev libxxhash-dev libgtest-dev googletest nlohmann-json3-dev
 )
 
 missing=()
