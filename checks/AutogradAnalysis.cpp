@@ -70,6 +70,37 @@ bool isParameterRange(const Expr *Range) {
   return Name == "parameters" || Name == "named_parameters" || Name == "params";
 }
 
+bool derivesFromLibtorch(const CXXRecordDecl *Class, llvm::StringRef Name) {
+  if (!Class || !Class->hasDefinition())
+    return false;
+  auto Is = [&](const CXXRecordDecl *Record) {
+    return Record->getIdentifier() && Record->getName() == Name &&
+           isLibtorchDecl(Record);
+  };
+  return Is(Class) || !Class->forallBases([&](const CXXRecordDecl *Base) {
+    return !Is(Base);
+  });
+}
+
+/// `net->forward(x)`, `net(x)`, `fc->forward(x)`: a module's output, which
+/// requires grad through the module's parameters.
+bool isModuleCall(const Stmt *S) {
+  if (!S || isa<LambdaExpr>(S))
+    return false;
+  if (const auto *Call = dyn_cast<CallExpr>(S))
+    if (const auto *Method =
+            dyn_cast_or_null<CXXMethodDecl>(Call->getDirectCallee()))
+      if ((Method->getOverloadedOperator() == OO_Call ||
+           calleeName(Call) == "forward") &&
+          (derivesFromLibtorch(Method->getParent(), "Module") ||
+           derivesFromLibtorch(Method->getParent(), "ModuleHolder")))
+        return true;
+  for (const Stmt *Child : S->children())
+    if (isModuleCall(Child))
+      return true;
+  return false;
+}
+
 bool isGradModeGuard(const Stmt *S) {
   const auto *Decl = dyn_cast<DeclStmt>(S);
   if (!Decl)
@@ -131,6 +162,8 @@ void AutogradAnalysis::collect(const Stmt *S) {
         collectReads(Var->getInit(), Var, Var->getLocation());
         if (containsGradRequest(Var->getInit()))
           RequiresGrad.insert(Var);
+        if (isModuleCall(Var->getInit()))
+          ModuleOutputs.insert(Var);
       }
   } else if (const auto *Assign = dyn_cast<CXXOperatorCallExpr>(S);
              Assign && Assign->getOperator() == OO_Equal &&
@@ -164,20 +197,15 @@ bool AutogradAnalysis::requiresGrad(const ValueDecl *Root) const {
   if (RequiresGrad.count(Root))
     return true;
   const auto *Field = dyn_cast_or_null<FieldDecl>(Root);
-  if (!Field)
-    return false;
-  const auto *Class = dyn_cast<CXXRecordDecl>(Field->getParent());
-  if (!Class || !Class->hasDefinition())
-    return false;
-  return !Class->forallBases([](const CXXRecordDecl *Base) {
-    return !(Base->getIdentifier() && Base->getName() == "Module" &&
-             isLibtorchDecl(Base));
-  });
+  return Field && derivesFromLibtorch(dyn_cast<CXXRecordDecl>(Field->getParent()),
+                                      "Module");
 }
 
 bool AutogradAnalysis::isGraphResult(
     const ValueDecl *Root, SourceLocation Before,
     llvm::DenseSet<const ValueDecl *> &Seen) const {
+  if (ModuleOutputs.count(Root))
+    return true;
   if (!Seen.insert(Root).second)
     return false;
   for (const GraphEdge &Edge : Edges)

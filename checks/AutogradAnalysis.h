@@ -10,8 +10,9 @@
 //   derived from torch::nn::Module, or the variable of a loop over
 //   `parameters()`), or was created with `requires_grad(true)` options, or
 //   had `requires_grad_()`/`set_requires_grad(true)` called on it;
-// - a local is a graph result if its initializer or an assignment to it reads
-//   a tensor that requires grad or is itself a graph result;
+// - a local is a graph result if it is initialised by a module's output
+//   (`net->forward(x)`, `net(x)`), or its initializer or an assignment to it
+//   reads a tensor that requires grad or is itself a graph result;
 // - a tensor is used in the graph before a write if an initializer or an
 //   assignment that precedes the write reads it;
 // - the graph is still needed at a write if `backward()` (or
@@ -69,6 +70,7 @@ private:
 
   ASTContext &AST;
   llvm::DenseSet<const ValueDecl *> RequiresGrad;
+  llvm::DenseSet<const ValueDecl *> ModuleOutputs;
   std::vector<GraphEdge> Edges;
   llvm::SmallVector<SourceLocation, 4> BackwardCalls;
   llvm::SmallVector<SourceRange, 4> ParameterLoops;

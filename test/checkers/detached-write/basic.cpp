@@ -31,6 +31,13 @@ struct Net : torch::nn::Module {
   }
 };
 
+void PositiveModuleOutput(torch::nn::Linear &fc, const torch::Tensor &x) {
+  auto probs = torch::relu(fc->forward(x));
+  probs.data().clamp_(0, 1);
+  // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'clamp_' writes through 'data()' into local 'probs', which autograd may have saved for backward
+  probs.sum().backward();
+}
+
 // Positive: detach() where a copy was plainly meant.
 
 void PositiveDetachThenReadAfter(const torch::Tensor &logits) {
