@@ -5,9 +5,10 @@ For each translation unit it runs, interleaved and --repeat times each:
   (a) clang++ -fsyntax-only                      (parsing alone)
   (b) clang-tidy with one trivial matcher check  (the traversal baseline)
   (c) clang-tidy --load=<plugin> -checks=-*,libtorch-*
-and reports the median wall time and peak memory (max RSS) of each, with the
-ratios (c)/(a) and (c)/(b). Side by side in one run, so machine noise hits
-all three alike.
+and reports the median wall time, CPU time (user + system) and peak memory
+(max RSS) of each, with the ratios (c)/(a) and (c)/(b). The runs are
+interleaved so that machine noise hits all three alike; on a loaded machine
+the CPU-time ratios are the stable ones.
 
 usage: bench_checks.py --plugin PATH [--repeat N] [--llvm 19] FILE...
 """
@@ -23,6 +24,7 @@ BASELINE_CHECK = "readability-delete-null-pointer"
 
 
 def measure(command):
+    """(wall seconds, CPU seconds, peak MiB) of one run."""
     start = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL)
@@ -30,7 +32,7 @@ def measure(command):
     elapsed = time.perf_counter() - start
     if os.waitstatus_to_exitcode(status) not in (0, 1):
         sys.exit("benchmark command failed: " + " ".join(command))
-    return elapsed, usage.ru_maxrss / 1024.0
+    return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024.0
 
 
 def main():
@@ -51,30 +53,33 @@ def main():
         "c": lambda f: [tidy, "--load=" + args.plugin,
                         "--checks=-*,libtorch-*", f, "--"] + flags,
     }
-    print("| translation unit | (a) syntax-only s / MiB | (b) tidy baseline "
-          "s / MiB | (c) libtorch checks s / MiB | (c)/(a) time | (c)/(b) "
-          "time | (c)/(b) memory |")
-    print("|---|---|---|---|---|---|---|")
-    totals = {key: 0.0 for key in configs}
+    print("| translation unit | (a) syntax-only wall s / CPU s / MiB | (b) "
+          "tidy baseline | (c) libtorch checks | (c)/(a) wall | (c)/(a) CPU "
+          "| (c)/(b) wall | (c)/(b) CPU | (c)/(b) memory |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    totals = {key: [0.0, 0.0] for key in configs}
     for path in args.files:
         runs = {key: [] for key in configs}
         for _ in range(args.repeat):
             for key, command in configs.items():
                 runs[key].append(measure(command(path)))
-        medians = {key: (statistics.median(r[0] for r in values),
-                         statistics.median(r[1] for r in values))
+        medians = {key: [statistics.median(run[i] for run in values)
+                         for i in range(3)]
                    for key, values in runs.items()}
         for key in configs:
-            totals[key] += medians[key][0]
+            totals[key][0] += medians[key][0]
+            totals[key][1] += medians[key][1]
         a, b, c = medians["a"], medians["b"], medians["c"]
-        print("| %s | %.2f / %.0f | %.2f / %.0f | %.2f / %.0f | %.3f | %.3f "
-              "| %.3f |" % (os.path.basename(path), a[0], a[1], b[0], b[1],
-                            c[0], c[1], c[0] / a[0], c[0] / b[0], c[1] / b[1]))
+        cell = lambda m: "%.2f / %.2f / %.0f" % tuple(m)
+        print("| %s | %s | %s | %s | %.3f | %.3f | %.3f | %.3f | %.3f |" % (
+            os.path.basename(path), cell(a), cell(b), cell(c), c[0] / a[0],
+            c[1] / a[1], c[0] / b[0], c[1] / b[1], c[2] / b[2]))
     print()
-    print("Total over %d units, medians of %d runs: (c)/(a) = %.3f, "
-          "(c)/(b) = %.3f" % (len(args.files), args.repeat,
-                              totals["c"] / totals["a"],
-                              totals["c"] / totals["b"]))
+    ta, tb, tc = totals["a"], totals["b"], totals["c"]
+    print("Totals over %d units, medians of %d runs: (c)/(a) wall %.3f, CPU "
+          "%.3f; (c)/(b) wall %.3f, CPU %.3f" % (
+              len(args.files), args.repeat, tc[0] / ta[0], tc[1] / ta[1],
+              tc[0] / tb[0], tc[1] / tb[1]))
 
 
 if __name__ == "__main__":
