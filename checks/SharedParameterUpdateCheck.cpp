@@ -2,6 +2,8 @@
 
 #include "SharedParameterUpdateCheck.h"
 
+#include "AliasCheckBase.h"
+
 #include "TensorModel.h"
 
 #include "clang/AST/ASTContext.h"
@@ -16,7 +18,6 @@ using namespace clang::ast_matchers;
 namespace clang::tidy::libtorch {
 
 static constexpr llvm::StringRef FunctionId = "function";
-static constexpr llvm::StringRef SinkId = "sink";
 static constexpr llvm::StringRef OptimizerId = "optimizer";
 static constexpr llvm::StringRef AddGroupId = "add-param-group";
 static constexpr llvm::StringRef ClipId = "clip";
@@ -170,49 +171,48 @@ void SharedParameterUpdateCheck::registerPPCallbacks(
   Includes.registerPreprocessor(PP);
 }
 
-void SharedParameterUpdateCheck::registerMatchers(MatchFinder *Finder) {
-  auto InUserFunction = allOf(unless(isExpansionInSystemHeader()),
-                              forFunction(functionDecl(unless(isLibtorchCode()))
-                                              .bind(FunctionId)));
+/// The sinks and sources looked for inside one function body. They are
+/// matched below a function definition rather than across the translation
+/// unit, so that no parent map of libtorch's headers is ever built.
+static StatementMatcher sinkMatcher() {
   auto OptimizerClass =
       cxxRecordDecl(isSameOrDerivedFrom(hasName("::torch::optim::Optimizer")));
   // `torch::optim::SGD opt(model->parameters(), ...)`, and every optimizer
   // derived from torch::optim::Optimizer.
   auto OptimizerConstruction =
       cxxConstructExpr(hasDeclaration(cxxConstructorDecl(ofClass(OptimizerClass))),
-                       argumentCountAtLeast(1), InUserFunction)
+                       argumentCountAtLeast(1))
           .bind(OptimizerId);
   // `opt.add_param_group(group)`.
   auto AddParamGroup =
       cxxMemberCallExpr(callee(cxxMethodDecl(hasName("add_param_group"),
                                              ofClass(OptimizerClass))),
-                        argumentCountAtLeast(1), InUserFunction)
+                        argumentCountAtLeast(1))
           .bind(AddGroupId);
   // `torch::nn::utils::clip_grad_norm_(params, max_norm)`.
   auto ClipGradNorm =
       callExpr(callee(functionDecl(hasName("::torch::nn::utils::clip_grad_norm_"))),
-               argumentCountAtLeast(1), InUserFunction)
+               argumentCountAtLeast(1))
           .bind(ClipId);
   // Loops whose body may update each parameter in place.
   auto UpdateLoop = stmt(anyOf(
                              // `for (auto &p : model->parameters())`
                              cxxForRangeStmt(),
                              // `for (size_t i = 0; ...) params[i].sub_(...)`
-                             forStmt(), whileStmt()),
-                         InUserFunction)
+                             forStmt(), whileStmt()))
                         .bind(LoopId);
-  // `module->weight = tensor` on a tensor member of a module.
+  // `module->weight = tensor` on a member.
   auto MemberAssignment =
       cxxOperatorCallExpr(hasOverloadedOperatorName("="),
                           hasArgument(0, ignoringImplicit(memberExpr(
-                                             member(fieldDecl())))),
-                          InUserFunction)
+                                             member(fieldDecl())))))
           .bind(AssignId);
-  Finder->addMatcher(OptimizerConstruction, this);
-  Finder->addMatcher(AddParamGroup, this);
-  Finder->addMatcher(ClipGradNorm, this);
-  Finder->addMatcher(UpdateLoop, this);
-  Finder->addMatcher(MemberAssignment, this);
+  return findAll(stmt(anyOf(OptimizerConstruction, AddParamGroup, ClipGradNorm,
+                            UpdateLoop, MemberAssignment)));
+}
+
+void SharedParameterUpdateCheck::registerMatchers(MatchFinder *Finder) {
+  Finder->addMatcher(analyzableFunction().bind(FunctionId), this);
   if (WarnWithoutSink)
     Finder->addMatcher(cxxRecordDecl(isDefinition(), isUserModuleClass(),
                                      unless(isExpansionInSystemHeader()))
@@ -242,28 +242,36 @@ ParameterSharingAnalysis &SharedParameterUpdateCheck::analysis(ASTContext &AST) 
 
 void SharedParameterUpdateCheck::check(const MatchFinder::MatchResult &Result) {
   ASTContext &AST = *Result.Context;
+  if (const auto *Impl = Result.Nodes.getNodeAs<CXXRecordDecl>(ModuleClassId)) {
+    analysis(AST);
+    ModuleClasses.push_back(Impl);
+    return;
+  }
   const auto *Function = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId);
-  if (const auto *Construct =
-          Result.Nodes.getNodeAs<CXXConstructExpr>(OptimizerId)) {
+  if (!Function || !Function->getBody())
+    return;
+  for (const BoundNodes &Nodes : match(sinkMatcher(), *Function->getBody(), AST))
+    checkNode(Nodes, Function, AST);
+}
+
+void SharedParameterUpdateCheck::checkNode(const BoundNodes &Nodes,
+                                           const FunctionDecl *Function,
+                                           ASTContext &AST) {
+  if (const auto *Construct = Nodes.getNodeAs<CXXConstructExpr>(OptimizerId)) {
     const CXXRecordDecl *Optimizer = Construct->getConstructor()->getParent();
     checkSink(Construct, Construct->getArg(0), SinkKind::Optimizer,
               Optimizer->getName(), Function, AST);
-  } else if (const auto *Call =
-                 Result.Nodes.getNodeAs<CXXMemberCallExpr>(AddGroupId)) {
+  } else if (const auto *Call = Nodes.getNodeAs<CXXMemberCallExpr>(AddGroupId)) {
     checkSink(Call, Call->getArg(0), SinkKind::AddParamGroup, "add_param_group",
               Function, AST);
-  } else if (const auto *Clip = Result.Nodes.getNodeAs<CallExpr>(ClipId)) {
+  } else if (const auto *Clip = Nodes.getNodeAs<CallExpr>(ClipId)) {
     checkSink(Clip, Clip->getArg(0), SinkKind::ClipGradNorm, "clip_grad_norm_",
               Function, AST);
-  } else if (const auto *Loop = Result.Nodes.getNodeAs<Stmt>(LoopId)) {
+  } else if (const auto *Loop = Nodes.getNodeAs<Stmt>(LoopId)) {
     checkUpdateLoop(Loop, Function, AST);
   } else if (const auto *Assign =
-                 Result.Nodes.getNodeAs<CXXOperatorCallExpr>(AssignId)) {
+                 Nodes.getNodeAs<CXXOperatorCallExpr>(AssignId)) {
     checkMemberAssignment(Assign, Function, AST);
-  } else if (const auto *Impl =
-                 Result.Nodes.getNodeAs<CXXRecordDecl>(ModuleClassId)) {
-    analysis(AST);
-    ModuleClasses.push_back(Impl);
   }
 }
 

@@ -6,6 +6,7 @@
 #include "ParameterSharing.h"
 
 #include "clang-tidy/ClangTidyCheck.h"
+#include "clang/ASTMatchers/ASTMatchers.h"
 #include "clang-tidy/utils/IncludeInserter.h"
 
 #include <memory>
@@ -36,6 +37,8 @@ public:
 private:
   enum class SinkKind { Optimizer, AddParamGroup, ClipGradNorm, UpdateLoop };
   ParameterSharingAnalysis &analysis(ASTContext &AST);
+  void checkNode(const ast_matchers::BoundNodes &Nodes,
+                 const FunctionDecl *Function, ASTContext &AST);
   void checkSink(const Expr *Sink, const Expr *List, SinkKind Kind,
                  llvm::StringRef Name, const FunctionDecl *Function,
                  ASTContext &AST);
