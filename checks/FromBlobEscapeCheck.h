@@ -1,0 +1,38 @@
+//===- FromBlobEscapeCheck.h - libtorch-from-blob-escape -------*- C++ -*-===//
+
+#ifndef TORCHALIAS_CHECKS_FROMBLOBESCAPECHECK_H
+#define TORCHALIAS_CHECKS_FROMBLOBESCAPECHECK_H
+
+#include "AliasCheckBase.h"
+#include "WorkerEntryPoints.h"
+
+#include <string>
+
+namespace clang::tidy::libtorch {
+
+/// Finds `from_blob` tensors that escape the lifetime or ownership of the
+/// buffer they wrap: returned, stored, handed to a worker, returned from a
+/// dataset's `get()`, or kept while the buffer is written again.
+///
+/// For the user-facing documentation see:
+/// docs/checks/libtorch-from-blob-escape.md
+class FromBlobEscapeCheck : public AliasCheckBase {
+public:
+  FromBlobEscapeCheck(StringRef Name, ClangTidyContext *Context);
+  bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
+    return LangOpts.CPlusPlus17;
+  }
+  void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
+  void registerMatchers(ast_matchers::MatchFinder *Finder) override;
+  void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
+  void onEndOfTranslationUnit() override;
+
+private:
+  const std::string RawWorkerEntryPoints;
+  const WorkerEntryPoints Workers;
+  llvm::DenseSet<const Expr *> FixedSites;
+};
+
+} // namespace clang::tidy::libtorch
+
+#endif

@@ -1,0 +1,68 @@
+//===- WorkerEntryPoints.h - calls that hand work to other threads *- C++ -*-===//
+//
+// Recognises the calls that run a callable on another thread (std::thread,
+// std::async, at::parallel_for, c10::ThreadPool::run, ...) and says what they
+// hand over: the callable and the arguments bound to its parameters. Used by
+// libtorch-worker-missing-clone and libtorch-from-blob-escape.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TORCHALIAS_CHECKS_WORKERENTRYPOINTS_H
+#define TORCHALIAS_CHECKS_WORKERENTRYPOINTS_H
+
+#include "clang/AST/Expr.h"
+#include "clang/AST/ExprCXX.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace clang::tidy::libtorch {
+
+/// The default of the checks' `WorkerEntryPoints` option.
+extern const char DefaultWorkerEntryPoints[];
+
+/// How a worker entry point runs its callable.
+enum class WorkerKind {
+  Thread,      ///< Runs concurrently with the spawner until a join or get().
+  Partitioned, ///< at::parallel_for / parallel_reduce: chunks run
+               ///< concurrently with each other, the spawner waits.
+};
+
+/// One call or construction that hands a callable to another thread.
+struct WorkerSpawn {
+  const Expr *Site = nullptr;
+  std::string EntryPoint; ///< The matched name, e.g. "std::thread".
+  WorkerKind Kind = WorkerKind::Thread;
+  /// The callable, if it is a lambda.
+  const LambdaExpr *Lambda = nullptr;
+  /// The callable, if it names a function with a body here.
+  const FunctionDecl *Bound = nullptr;
+  /// Arguments after the callable, bound to Bound's parameters in order.
+  llvm::SmallVector<const Expr *, 4> BoundArgs;
+  /// Every argument of the call (the object of a method call excluded).
+  llvm::SmallVector<const Expr *, 4> Args;
+};
+
+/// Matches calls and constructions against fully qualified names: a class
+/// (its constructors spawn), a function or `Class::method`.
+class WorkerEntryPoints {
+public:
+  explicit WorkerEntryPoints(const std::vector<llvm::StringRef> &Names);
+
+  /// The spawn E performs, if E is a call to, or construction of, an entry
+  /// point.
+  std::optional<WorkerSpawn> match(const Expr *E) const;
+
+private:
+  std::optional<std::string> matchedName(const FunctionDecl *Callee) const;
+  std::vector<std::string> Names;
+};
+
+/// The lambda an argument holds, through temporaries and std::function.
+const LambdaExpr *lambdaArgument(const Expr *E);
+
+} // namespace clang::tidy::libtorch
+
+#endif

@@ -1,0 +1,65 @@
+// Ground truth: the same behaviours against Debian's real libtorch headers.
+// REQUIRES: real-libtorch
+// RUN: %check_clang_tidy %s libtorch-from-blob-escape %t -- -- %real_torch
+
+#include <torch/torch.h>
+
+#include <thread>
+#include <vector>
+
+void read_frame(float *dst);
+void consume(const torch::Tensor &t);
+
+torch::Tensor PositiveReturnLocal() {
+  std::vector<float> buf(16);
+  auto t = torch::from_blob(buf.data(), {16});
+  // CHECK-FIXES: auto t = torch::from_blob(buf.data(), {16}).clone();
+  return t;
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: from_blob tensor 't' wraps local buffer 'buf' and is returned from 'PositiveReturnLocal', which destroys the buffer [libtorch-from-blob-escape]
+}
+
+void PositiveWorkerArgument() {
+  std::vector<float> buf(4);
+  auto t = torch::from_blob(buf.data(), {4});
+  // CHECK-FIXES: auto t = torch::from_blob(buf.data(), {4}).clone();
+  std::thread worker(consume, t);
+  // CHECK-MESSAGES: :[[@LINE-1]]:31: warning: from_blob tensor 't' wraps local buffer 'buf' and is handed to worker entry point 'std::thread'
+  worker.detach();
+}
+
+struct BlobDataset : torch::data::datasets::Dataset<BlobDataset> {
+  torch::data::Example<> get(size_t i) override {
+    return {torch::from_blob(images_.data() + i * 4, {4}), labels_[i]};
+    // CHECK-MESSAGES: :[[@LINE-1]]:13: warning: a from_blob tensor wraps 'images_' and is returned from dataset 'get()', so every example aliases memory that no tensor owns
+    // CHECK-FIXES: return {torch::from_blob(images_.data() + i * 4, {4}).clone(), labels_[i]};
+  }
+  torch::optional<size_t> size() const override { return labels_.size(); }
+  std::vector<float> images_;
+  std::vector<torch::Tensor> labels_;
+};
+
+void PositiveBufferRewritten() {
+  std::vector<float> buf(4);
+  auto prev = torch::from_blob(buf.data(), {4});
+  // CHECK-FIXES: auto prev = torch::from_blob(buf.data(), {4}).clone();
+  consume(prev);
+  read_frame(buf.data());
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'buf' is written again while from_blob tensor 'prev' still wraps it
+  consume(prev);
+}
+
+torch::Tensor NegativeCloned() {
+  std::vector<float> buf(16);
+  return torch::from_blob(buf.data(), {16}).clone();
+}
+
+torch::Tensor NegativeForwardPass(torch::nn::Linear &model) {
+  std::vector<float> buf(4);
+  read_frame(buf.data());
+  auto input = torch::from_blob(buf.data(), {1, 4});
+  return model(input);
+}
+
+torch::Tensor NegativeCallersPointer(float *data) {
+  return torch::from_blob(data, {4});
+}
