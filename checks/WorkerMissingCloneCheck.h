@@ -1,0 +1,40 @@
+//===- WorkerMissingCloneCheck.h - libtorch-worker-missing-clone -*- C++ -*-===//
+
+#ifndef TORCHALIAS_CHECKS_WORKERMISSINGCLONECHECK_H
+#define TORCHALIAS_CHECKS_WORKERMISSINGCLONECHECK_H
+
+#include "AliasCheckBase.h"
+#include "WorkerEntryPoints.h"
+#include "clang-tidy/utils/IncludeInserter.h"
+
+#include <string>
+
+namespace clang::tidy::libtorch {
+
+/// Finds tensors handed to a worker thread without a clone while the worker
+/// or the spawner writes them in place and nothing orders the two.
+///
+/// For the user-facing documentation see:
+/// docs/checks/libtorch-worker-missing-clone.md
+class WorkerMissingCloneCheck : public AliasCheckBase {
+public:
+  WorkerMissingCloneCheck(StringRef Name, ClangTidyContext *Context);
+  bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
+    return LangOpts.CPlusPlus17;
+  }
+  void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
+  void registerPPCallbacks(const SourceManager &SM, Preprocessor *PP,
+                           Preprocessor *ModuleExpanderPP) override;
+  void registerMatchers(ast_matchers::MatchFinder *Finder) override;
+  void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
+
+private:
+  const std::string RawWorkerEntryPoints;
+  const WorkerEntryPoints Workers;
+  const std::string IsolationHelper;
+  utils::IncludeInserter Inserter;
+};
+
+} // namespace clang::tidy::libtorch
+
+#endif

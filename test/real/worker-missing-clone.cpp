@@ -1,0 +1,49 @@
+// Ground truth: the same behaviours against Debian's real libtorch headers.
+// REQUIRES: real-libtorch
+// RUN: %check_clang_tidy %s libtorch-worker-missing-clone %t -- -- %real_torch
+
+#include <torch/torch.h>
+
+#include <future>
+#include <thread>
+
+void consume(const torch::Tensor &t);
+void normalize_inplace(torch::Tensor x) { x.div_(255); }
+
+void PositiveThread(torch::Tensor batch) {
+  std::thread t(normalize_inplace, batch);
+  // CHECK-MESSAGES: :[[@LINE-1]]:36: warning: argument 'batch' shares its storage with worker entry point 'std::thread' and the worker writes it in place while the spawner still uses it [libtorch-worker-missing-clone]
+  // CHECK-FIXES: std::thread t(normalize_inplace, batch.clone());
+  consume(batch);
+  t.join();
+}
+
+torch::Tensor PositiveAsync(torch::Tensor buf, int64_t n) {
+  auto fut = std::async(std::launch::async,
+                        [view = buf.narrow(0, 0, n)] { return view.sum(); });
+  // CHECK-MESSAGES: :[[@LINE-1]]:26: warning: by-value capture 'view' shares its storage with worker entry point 'std::async' and the spawner writes it in place before the worker is joined
+  // CHECK-FIXES: [view = buf.narrow(0, 0, n).clone()] { return view.sum(); });
+  buf.div_(2);
+  return fut.get();
+}
+
+void PositiveParallelFor(torch::Tensor acc, torch::Tensor x) {
+  at::parallel_for(0, 4, 1, [&](int64_t begin, int64_t end) {
+    acc.add_(x);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: by-reference capture 'acc' shares its storage with worker entry point 'at::parallel_for' and every chunk writes it in place, not only its [begin, end) part
+  });
+}
+
+void NegativeParallelForPartitioned(torch::Tensor out, torch::Tensor x) {
+  at::parallel_for(0, 4, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i)
+      out.select(0, i).copy_(x.select(0, i));
+  });
+}
+
+torch::Tensor NegativeGetBeforeWrite(torch::Tensor buf) {
+  auto fut = std::async(std::launch::async, [buf] { return buf.sum(); });
+  auto s = fut.get();
+  buf.div_(2);
+  return s;
+}
