@@ -30,7 +30,6 @@ namespace {
 AST_MATCHER(CXXRecordDecl, isUserModuleClass) {
   return isModuleClass(&Node) && !isLibtorchDecl(&Node);
 }
-AST_MATCHER(Decl, isLibtorchCode) { return isLibtorchDecl(&Node); }
 
 std::string sourceText(const Expr *E, const ASTContext &AST) {
   return Lexer::getSourceText(CharSourceRange::getTokenRange(E->getSourceRange()),
