@@ -128,6 +128,56 @@ unsigned firstArgumentOffset(const CallExpr *Call, const FunctionDecl *Callee) {
   return isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Callee) ? 1 : 0;
 }
 
+/// The tensors an argument passes: itself, or the elements of a braced list
+/// (through the ArrayRef, initializer_list and TensorIndex wrappers).
+void collectTensorOperands(const Expr *Arg,
+                           llvm::SmallVectorImpl<const Expr *> &Out) {
+  if (!Arg)
+    return;
+  const Expr *E = Arg->IgnoreImplicit()->IgnoreParens();
+  if (isTracked(E->getType()) || isTracked(Arg->getType())) {
+    Out.push_back(Arg);
+    return;
+  }
+  if (const auto *List = dyn_cast<CXXStdInitializerListExpr>(E))
+    return collectTensorOperands(List->getSubExpr(), Out);
+  if (const auto *Temporary = dyn_cast<MaterializeTemporaryExpr>(E))
+    return collectTensorOperands(Temporary->getSubExpr(), Out);
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+    for (const Expr *Inner : Construct->arguments())
+      collectTensorOperands(Inner, Out);
+    return;
+  }
+  if (const auto *Init = dyn_cast<InitListExpr>(E))
+    for (const Expr *Element : Init->inits())
+      collectTensorOperands(Element, Out);
+}
+
+/// The blocks reachable from the entry, in reverse post-order. Edges that
+/// the CFG builder pruned (`if (true)`, `while (true)`) are null and skipped;
+/// llvm::ReversePostOrderTraversal would follow them.
+std::vector<const CFGBlock *> reversePostOrder(const CFG &Graph) {
+  std::vector<const CFGBlock *> PostOrder;
+  llvm::DenseSet<const CFGBlock *> Visited;
+  llvm::SmallVector<std::pair<const CFGBlock *, CFGBlock::const_succ_iterator>, 16>
+      Stack;
+  Visited.insert(&Graph.getEntry());
+  Stack.push_back({&Graph.getEntry(), Graph.getEntry().succ_begin()});
+  while (!Stack.empty()) {
+    auto &[Block, Next] = Stack.back();
+    if (Next == Block->succ_end()) {
+      PostOrder.push_back(Block);
+      Stack.pop_back();
+      continue;
+    }
+    const CFGBlock *Succ = Next->getReachableBlock();
+    ++Next;
+    if (Succ && Visited.insert(Succ).second)
+      Stack.push_back({Succ, Succ->succ_begin()});
+  }
+  return {PostOrder.rbegin(), PostOrder.rend()};
+}
+
 bool isSummarizable(const FunctionDecl *Callee, const ASTContext &AST) {
   return Callee && Callee->hasBody() && !isLibtorchDecl(Callee) &&
          !Callee->isInStdNamespace() &&
@@ -237,7 +287,7 @@ void FunctionAliasAnalysis::run(AliasEnvironment Seed) {
   collectRangeForInits(Body, RangeForInits);
   indexReferences();
 
-  llvm::ReversePostOrderTraversal<const CFG *> Order(Cfg.get());
+  std::vector<const CFGBlock *> Order = reversePostOrder(*Cfg);
   std::vector<AliasEnvironment> Exits(Cfg->getNumBlockIDs());
   std::vector<bool> Computed(Cfg->getNumBlockIDs(), false);
   auto Entry = [&](const CFGBlock &Block) {
@@ -310,9 +360,9 @@ void FunctionAliasAnalysis::indexReferences() {
 
 bool FunctionAliasAnalysis::isReferencedAfter(const WriteEvent &Write,
                                               const ValueDecl *Root) const {
+  // Block and element numbers are those of the owner's CFG.
   if (!Cfg || Write.Owner != this)
-    return Write.Owner && Write.Owner != this &&
-           Write.Owner->isReferencedAfter(Write, Root);
+    return false;
   auto Refers = [&](const ValueDecl *D) {
     return D == Root || llvm::is_contained(Write.RootHandles, D);
   };
@@ -420,19 +470,16 @@ FunctionAliasAnalysis::evaluateCall(const CallExpr *Call,
     return temporary(Origin::Unknown);
 
   // An element of a container of tensors is treated as the container.
-  if (const auto *Method = dyn_cast<CXXMethodDecl>(Callee)) {
-    const Expr *Object = nullptr;
-    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call))
-      Object = Member->getImplicitObjectArgument();
-    else if (isa<CXXOperatorCallExpr>(Call) && Call->getNumArgs() > 0)
-      Object = Call->getArg(0);
-    if (Object && isTensorListType(Object->getType()) &&
-        isTensorType(Call->getType())) {
-      AliasValue Element = evaluate(Object, Environment);
-      Element.IsList = false;
-      return Element;
-    }
-    (void)Method;
+  const Expr *Object = nullptr;
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call))
+    Object = Member->getImplicitObjectArgument();
+  else if (isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Callee))
+    Object = Call->getArg(0);
+  if (Object && isTensorListType(Object->getType()) &&
+      isTensorType(Call->getType())) {
+    AliasValue Element = evaluate(Object, Environment);
+    Element.IsList = false;
+    return Element;
   }
 
   if (!isTracked(Call->getType()))
@@ -546,12 +593,22 @@ void FunctionAliasAnalysis::recordWrites(const CallExpr *Call,
 
   if (std::optional<TensorCall> Tensor =
           resolveTensorCall(Call, Context.table())) {
+    if (!Tensor->Effect.writes())
+      return;
+    llvm::SmallVector<WriteOperand, 4> Operands;
+    for (unsigned Position = 0; Position < Tensor->Args.size(); ++Position) {
+      llvm::SmallVector<const Expr *, 4> Tensors;
+      collectTensorOperands(Tensor->Args[Position], Tensors);
+      for (const Expr *Operand : Tensors)
+        Operands.push_back({Operand, Position, evaluate(Operand, Environment)});
+    }
     for (unsigned Position : Tensor->Effect.WrittenArgs) {
       if (Position >= Tensor->Args.size())
         continue;
       WriteEvent &Write = Record(Tensor->Args[Position], Tensor->Spelling);
       Write.IsOutArgument = llvm::is_contained(Tensor->Effect.OutArgs, Position);
       Write.IsIndexAssignment = Tensor->IsIndexAssignment;
+      Write.Operands = Operands;
     }
     return;
   }

@@ -89,6 +89,15 @@ struct AliasValue {
 
 class FunctionAliasAnalysis;
 
+/// A tensor read by a writing call, with its value at the write. Tensors
+/// inside braced lists (`at::cat_out(out, {x, y})`, `t.index_put_({i}, v)`)
+/// are operands of the argument that holds the list.
+struct WriteOperand {
+  const Expr *Operand = nullptr;
+  unsigned Position = 0; ///< Its argument, as TensorCall::Args indexes them.
+  AliasValue Value;
+};
+
 /// One in-place write met by the analysis.
 struct WriteEvent {
   const Expr *Call = nullptr;   ///< The writing call.
@@ -103,6 +112,9 @@ struct WriteEvent {
   const ParmVarDecl *CalleeParam = nullptr;
   /// Variables that held a copy of the root's handle at the write.
   llvm::SmallVector<const VarDecl *, 2> RootHandles;
+  /// For a libtorch operator: every tensor argument of the call (the written
+  /// ones included), for checks that compare the operands with the target.
+  llvm::SmallVector<WriteOperand, 4> Operands;
   /// The analysis (function or lambda body) the write was found in.
   const FunctionAliasAnalysis *Owner = nullptr;
   unsigned Block = 0, Element = 0;
@@ -175,7 +187,7 @@ public:
   const std::optional<AliasValue> &returned() const { return Returned; }
 
   /// Whether Root, or a handle copy of it, is referenced after Write on some
-  /// path (the write's own statement excluded).
+  /// path (the write's own statement excluded). Ask Write.Owner.
   bool isReferencedAfter(const WriteEvent &Write, const ValueDecl *Root) const;
 
   /// The variable declared or assigned with AliasSite as its whole

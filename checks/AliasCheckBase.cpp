@@ -26,7 +26,7 @@ ast_matchers::internal::BindableMatcher<Decl> analyzableFunction() {
 }
 
 AliasCheckBase::AliasCheckBase(StringRef Name, ClangTidyContext *Context)
-    : ClangTidyCheck(Name, Context),
+    : ClangTidyCheck(Name, Context), CheckName(Name.str()),
       OperatorTablePath(Options.get("OperatorTable", "")) {}
 
 void AliasCheckBase::storeOptions(ClangTidyOptions::OptionMap &Opts) {
@@ -36,7 +36,8 @@ void AliasCheckBase::storeOptions(ClangTidyOptions::OptionMap &Opts) {
 void AliasCheckBase::onEndOfTranslationUnit() { Analysis.reset(); }
 
 const FunctionAliasAnalysis *
-AliasCheckBase::analyze(const FunctionDecl *Function, ASTContext &AST) {
+AliasCheckBase::analyze(const FunctionDecl *Function, ASTContext &AST,
+                        bool RequireWrites) {
   if (!Table) {
     llvm::Expected<std::shared_ptr<const OperatorTable>> Loaded =
         OperatorTable::load(OperatorTablePath);
@@ -48,12 +49,12 @@ AliasCheckBase::analyze(const FunctionDecl *Function, ASTContext &AST) {
       configurationDiag("cannot use option '%0.OperatorTable': %1; using the "
                         "built-in table for libtorch %2",
                         DiagnosticIDs::Error)
-          << getID() << llvm::toString(Loaded.takeError())
+          << CheckName << llvm::toString(Loaded.takeError())
           << OperatorTable::builtin()->libtorchVersion();
       Table = OperatorTable::builtin();
     }
   }
-  if (!mayWriteTensors(Function->getBody(), *Table))
+  if (RequireWrites && !mayWriteTensors(Function->getBody(), *Table))
     return nullptr;
   if (!Analysis || &Analysis->ast() != &AST)
     Analysis = std::make_unique<AliasAnalysisContext>(AST, *Table);

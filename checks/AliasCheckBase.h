@@ -32,9 +32,11 @@ public:
   void onEndOfTranslationUnit() override;
 
 protected:
-  /// The analysis of Function if it may write tensors, else null.
+  /// The analysis of Function if it may write tensors (or, with
+  /// RequireWrites false, whenever its CFG builds), else null.
   const FunctionAliasAnalysis *analyze(const FunctionDecl *Function,
-                                       ASTContext &AST);
+                                       ASTContext &AST,
+                                       bool RequireWrites = true);
 
   /// The written tensor and how it relates to its root: "'head', a view of
   /// parameter 'input'", or "a view of parameter 'input'" when unnamed.
@@ -44,6 +46,13 @@ protected:
 
   /// Notes at the alias site and, for a write inside a callee, at that write.
   void addAliasNotes(const WriteEvent &Write);
+
+  /// The operator table; valid once analyze() has returned an analysis.
+  const OperatorTable &table() const { return *Table; }
+
+protected:
+  /// The check's name; ClangTidyCheck::getID is private before LLVM 17.
+  const std::string CheckName;
 
 private:
   const std::string OperatorTablePath;

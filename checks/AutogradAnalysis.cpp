@@ -6,7 +6,6 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
-#include "clang/AST/ParentMapContext.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/Basic/SourceManager.h"
 
@@ -121,7 +120,7 @@ bool isGradModeGuard(const Stmt *S) {
 
 AutogradAnalysis::AutogradAnalysis(const FunctionDecl &Function,
                                    ASTContext &AST)
-    : AST(AST) {
+    : AST(AST), Parents(const_cast<Stmt *>(Function.getBody())) {
   collect(Function.getBody());
 }
 
@@ -240,24 +239,20 @@ bool AutogradAnalysis::isParameterUpdate(const Expr *Write) const {
     if (!isBefore(Loc, Loop.getBegin()) && isBefore(Loc, Loop.getEnd()))
       return true;
   // A guard declared earlier in an enclosing block.
-  DynTypedNode Node = DynTypedNode::create(*Write);
-  while (true) {
-    DynTypedNodeList Parents = AST.getParents(Node);
-    if (Parents.empty())
+  const Stmt *Current = Write;
+  while (const Stmt *Parent = Parents.getParent(Current)) {
+    if (isa<LambdaExpr>(Parent))
       return false;
-    if (const auto *Block = Parents[0].get<CompoundStmt>()) {
-      const Stmt *Current = Node.get<Stmt>();
+    if (const auto *Block = dyn_cast<CompoundStmt>(Parent))
       for (const Stmt *Child : Block->body()) {
         if (Child == Current)
           break;
         if (isGradModeGuard(Child))
           return true;
       }
-    }
-    if (Parents[0].get<FunctionDecl>() || Parents[0].get<LambdaExpr>())
-      return false;
-    Node = Parents[0];
+    Current = Parent;
   }
+  return false;
 }
 
 } // namespace clang::tidy::libtorch

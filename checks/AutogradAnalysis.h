@@ -37,6 +37,8 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include "clang/AST/ParentMap.h"
+
 #include <vector>
 
 namespace clang::tidy::libtorch {
@@ -69,6 +71,9 @@ private:
                      llvm::DenseSet<const ValueDecl *> &Seen) const;
 
   ASTContext &AST;
+  /// Parents within the function body only: ASTContext::getParents would
+  /// build a map of the whole translation unit, libtorch's headers included.
+  ParentMap Parents;
   llvm::DenseSet<const ValueDecl *> RequiresGrad;
   llvm::DenseSet<const ValueDecl *> ModuleOutputs;
   std::vector<GraphEdge> Edges;

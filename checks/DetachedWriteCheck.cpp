@@ -2,9 +2,10 @@
 
 #include "DetachedWriteCheck.h"
 
+#include "clang/AST/ParentMap.h"
+
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
-#include "clang/AST/ParentMapContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Lexer.h"
 
@@ -102,19 +103,12 @@ void DetachedWriteCheck::checkWrite(const WriteEvent &Write,
 }
 
 /// Whether the value of E is used: not a discarded statement.
-static bool isResultUsed(const Expr *E, ASTContext &AST) {
-  DynTypedNodeList Parents = AST.getParents(*E);
-  while (!Parents.empty()) {
-    if (const auto *Parent = Parents[0].get<Expr>()) {
-      if (!isa<ExprWithCleanups, MaterializeTemporaryExpr, ImplicitCastExpr,
-               CXXBindTemporaryExpr>(Parent))
-        return true;
-      Parents = AST.getParents(*Parent);
-      continue;
-    }
-    return !Parents[0].get<CompoundStmt>();
-  }
-  return false;
+static bool isResultUsed(const Expr *E, const ParentMap &Parents) {
+  const Stmt *Parent = Parents.getParent(E);
+  while (Parent && isa<ExprWithCleanups, MaterializeTemporaryExpr,
+                       ImplicitCastExpr, CXXBindTemporaryExpr>(Parent))
+    Parent = Parents.getParent(Parent);
+  return Parent && !isa<CompoundStmt>(Parent);
 }
 
 // Note [Clone after detach]
@@ -128,9 +122,10 @@ std::optional<FixItHint> DetachedWriteCheck::cloneAtDetach(const WriteEvent &Wri
   if (!Site || Write.Value.Merged || Write.Value.AliasOperator != "detach" ||
       Site->getBeginLoc().isMacroID() || Site->getEndLoc().isMacroID())
     return std::nullopt;
+  ParentMap Parents(const_cast<Stmt *>(Write.Owner->function()->getBody()));
   bool Kept = Write.Owner->viewBinding(Site) != nullptr ||
               (skipHandleCopies(Write.Target) == Site &&
-               isResultUsed(Write.Call, AST));
+               isResultUsed(Write.Call, Parents));
   if (!Kept)
     return std::nullopt;
   SourceLocation End = Lexer::getLocForEndOfToken(

@@ -1,6 +1,11 @@
 //===- LibtorchTidyModule.cpp - the `libtorch` clang-tidy module ----------===//
 
+#include "DetachedWriteCheck.h"
+#include "FromBlobEscapeCheck.h"
+#include "WorkerMissingCloneCheck.h"
 #include "InplaceOnViewCheck.h"
+#include "SharedParameterUpdateCheck.h"
+#include "OverlappingInplaceCheck.h"
 
 #include "clang-tidy/ClangTidyModule.h"
 #include "clang-tidy/ClangTidyModuleRegistry.h"
@@ -11,6 +16,14 @@ class LibtorchModule : public ClangTidyModule {
 public:
   void addCheckFactories(ClangTidyCheckFactories &Factories) override {
     Factories.registerCheck<InplaceOnViewCheck>("libtorch-inplace-on-view");
+    Factories.registerCheck<SharedParameterUpdateCheck>(
+        "libtorch-shared-parameter-update");
+    Factories.registerCheck<OverlappingInplaceCheck>(
+        "libtorch-overlapping-inplace");
+    Factories.registerCheck<DetachedWriteCheck>("libtorch-detached-write");
+    Factories.registerCheck<FromBlobEscapeCheck>("libtorch-from-blob-escape");
+    Factories.registerCheck<WorkerMissingCloneCheck>(
+        "libtorch-worker-missing-clone");
   }
 };
 

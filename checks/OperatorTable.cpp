@@ -70,6 +70,7 @@ llvm::Expected<OperatorOverload> readOverload(const llvm::json::Object &Entry) {
                                   : ViewKind::None;
   Op.ReturnsList = Entry.getBoolean("list").value_or(false);
   Op.Expands = Entry.getBoolean("expands").value_or(false);
+  Op.MetadataOnly = Entry.getBoolean("metadata_only").value_or(false);
   return Op;
 }
 
@@ -228,6 +229,7 @@ std::optional<CallEffect> OperatorTable::resolve(llvm::StringRef Name,
       Effect.View = Op->View;
     Effect.ReturnsList |= Op->ReturnsList;
     Effect.Expands |= Op->Expands;
+    Effect.MetadataOnly |= Op->MetadataOnly;
   }
   return Effect;
 }

@@ -41,6 +41,9 @@ struct OperatorOverload {
   ViewKind View = ViewKind::None;
   bool ReturnsList = false; ///< A list of views (`Tensor(a -> *)`).
   bool Expands = false;     ///< Elements of the result may share memory.
+  /// The written arguments' metadata changes, not their data (`squeeze_`,
+  /// `requires_grad_`).
+  bool MetadataOnly = false;
 };
 
 /// How a C++ spelling of an operator call is written; it decides where the
@@ -63,7 +66,10 @@ struct CallEffect {
   bool ReturnsList = false;
   bool Expands = false;
 
-  bool writes() const { return !WrittenArgs.empty(); }
+  bool MetadataOnly = false;
+
+  /// Whether the call writes the data of an argument.
+  bool writes() const { return !WrittenArgs.empty() && !MetadataOnly; }
   bool writesArgument(unsigned Position) const;
 };
 

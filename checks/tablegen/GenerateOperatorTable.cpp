@@ -67,6 +67,14 @@ std::vector<c10::Symbol> aliasSets(const c10::AliasInfo &Info) {
   return Sets;
 }
 
+// Note [Metadata-only writes]
+// Some operators are annotated `Tensor(a!) self` but change only the tensor's
+// metadata, never the data its storage holds: the in-place forms of views
+// (`squeeze_`, `t_`, `as_strided_`, found from the view table below), and these.
+// A check about data written through an alias must not count them.
+const llvm::StringSet<> MetadataWrites = {"requires_grad_", "set_", "resize_",
+                                          "resize_as_", "retain_grad"};
+
 // Note [Unannotated aliases]
 // `type_as` returns `self` itself when the types already match, yet its schema
 // carries no alias annotation. It is recorded as may-alias of `self`.
@@ -102,7 +110,8 @@ int aliasedArgument(const c10::FunctionSchema &Schema,
 }
 
 llvm::json::Object describe(const c10::FunctionSchema &Schema,
-                            const llvm::StringSet<> &AllNames) {
+                            const llvm::StringSet<> &AllNames,
+                            const llvm::StringSet<> &ViewNames) {
   llvm::StringRef Name = Schema.name();
   Name.consume_front("aten::");
 
@@ -137,6 +146,9 @@ llvm::json::Object describe(const c10::FunctionSchema &Schema,
                            {"arguments", std::move(Arguments)}};
   bool ReturnsAnAlias = llvm::any_of(
       ReturnsAlias, [](const llvm::json::Value &V) { return V.getAsString(); });
+  bool InPlaceView = Name.ends_with("_") && ViewNames.count(Name.drop_back());
+  if (!Written.empty() && (InPlaceView || MetadataWrites.count(Name)))
+    Entry["metadata_only"] = true;
   if (!Written.empty())
     Entry["written"] = std::move(Written);
   if (!Out.empty())
@@ -187,8 +199,15 @@ int main(int Argc, char **Argv) {
   // One operator per line keeps the checked-in table reviewable in diffs.
   OS << "{\"format\": 1, \"libtorch\": " << llvm::json::Value(LibtorchVersion)
      << ", \"operators\": [\n";
+  // The names of views, for Note [Metadata-only writes].
+  llvm::StringSet<> ViewNames;
+  for (const c10::FunctionSchema &Schema : Schemas) {
+    llvm::json::Object Entry = describe(Schema, AllNames, {});
+    if (Entry.getString("view"))
+      ViewNames.insert(*Entry.getString("name"));
+  }
   for (size_t I = 0; I < Schemas.size(); ++I)
-    OS << llvm::json::Value(describe(Schemas[I], AllNames))
+    OS << llvm::json::Value(describe(Schemas[I], AllNames, ViewNames))
        << (I + 1 < Schemas.size() ? ",\n" : "\n");
   OS << "]}\n";
   return 0;

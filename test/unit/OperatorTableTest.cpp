@@ -84,6 +84,22 @@ TEST(OperatorTable, OutVariantsWriteTheOutArgument) {
   EXPECT_EQ(AddOutf->WrittenArgs, (llvm::SmallVector<unsigned, 2>{3}));
 }
 
+TEST(OperatorTable, MetadataOnlyWritesAreNotDataWrites) {
+  for (llvm::StringRef Name : {"squeeze_", "t_", "as_strided_", "requires_grad_"}) {
+    llvm::ArrayRef<OperatorOverload> Overloads = table().overloads(Name);
+    ASSERT_FALSE(Overloads.empty()) << Name.str();
+    EXPECT_TRUE(Overloads.front().MetadataOnly) << Name.str();
+    EXPECT_FALSE(Overloads.front().Written.empty()) << Name.str();
+  }
+  std::optional<CallEffect> Transpose = table().resolveMethod("t_", 1);
+  ASSERT_TRUE(Transpose);
+  EXPECT_FALSE(Transpose->writes());
+  std::optional<CallEffect> Add = table().resolveMethod("add_", 3);
+  ASSERT_TRUE(Add);
+  EXPECT_FALSE(Add->MetadataOnly);
+  EXPECT_TRUE(Add->writes());
+}
+
 TEST(OperatorTable, ListsOfViews) {
   for (llvm::StringRef Name : {"chunk", "split", "unbind"}) {
     llvm::ArrayRef<OperatorOverload> Overloads = table().overloads(Name);

@@ -28,6 +28,14 @@ torch::Tensor augment(const torch::Tensor &images) {
   return out;
 }
 
+void roll_history(torch::Tensor &history, const torch::Tensor &frame) {
+  // Bug: shifts the (batch, time) history one step to the right with two
+  // overlapping slices. Along the time dimension the slices are not dense, so
+  // PyTorch cannot see the overlap and copies frames it already overwrote.
+  history.slice(1, 1).copy_(history.slice(1, 0, -1));
+  history.select(1, 0).copy_(frame);
+}
+
 torch::Tensor normalize_batch(const torch::Tensor &batch) {
   // Fine: works on a clone.
   auto result = batch.clone();

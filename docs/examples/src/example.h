@@ -2,7 +2,11 @@
 #include <torch/torch.h>
 
 torch::Tensor augment(const torch::Tensor &images);
+torch::Tensor prepare_batch(int64_t n);
+torch::Tensor decode_frame();
 torch::Tensor normalize_batch(const torch::Tensor &batch);
+void roll_history(torch::Tensor &history, const torch::Tensor &frame);
+float train_language_model();
 
 struct TinyNetImpl : torch::nn::Module {
   TinyNetImpl();
@@ -12,3 +16,5 @@ struct TinyNetImpl : torch::nn::Module {
   torch::Tensor running_scale;
 };
 TORCH_MODULE(TinyNet);
+
+float train_step(TinyNet &net, const torch::Tensor &batch);

@@ -16,7 +16,10 @@ torch::Tensor TinyNetImpl::forward(const torch::Tensor &x) {
 
 float TinyNetImpl::first_row_spread() {
   // Bug: meant to centre a copy of the first row, but centres the live
-  // weight that the optimizer is training.
+  // weight that the optimizer is training. (Without the guard PyTorch would
+  // refuse the write to a view of a leaf that requires grad; with it, the
+  // weight changes silently.)
+  torch::NoGradGuard no_grad;
   auto row = fc->weight.select(0, 0);
   row.sub_(row.mean());
   return row.abs().max().item<float>();

@@ -216,6 +216,12 @@ void NegativeDirectWriteIsNotAView(const torch::Tensor &x) {
   x.add_(1);
 }
 
+void NegativeMetadataOnly(const torch::Tensor &x) {
+  auto v = x.narrow(0, 0, 1);
+  v.unsqueeze_(0);
+  v.requires_grad_();
+}
+
 void NegativeReassignedToFresh(const torch::Tensor &x) {
   auto v = x.narrow(0, 0, 1);
   v = torch::zeros({1});

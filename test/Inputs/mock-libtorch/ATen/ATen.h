@@ -159,6 +159,8 @@ public:
   std::vector<Tensor> unbind(int64_t dim = 0) const;
   Tensor detach() const;
   Tensor &detach_() const;
+  Tensor &unsqueeze_(int64_t dim) const;
+  Tensor &t_() const;
   Tensor data() const;
   Tensor alias() const;
   // May-alias operations.
@@ -253,4 +255,12 @@ Tensor &cat_out(Tensor &out, TensorList tensors, int64_t dim = 0);
 Tensor &matmul_out(Tensor &out, const Tensor &self, const Tensor &other);
 Tensor &sum_out(Tensor &out, const Tensor &self, IntArrayRef dim,
                 bool keepdim = false, optional<ScalarType> dtype = nullopt);
+Tensor batch_norm(const Tensor &input, const optional<Tensor> &weight,
+                  const optional<Tensor> &bias,
+                  const optional<Tensor> &running_mean,
+                  const optional<Tensor> &running_var, bool training,
+                  double momentum, double eps, bool cudnn_enabled);
+Tensor &_amp_update_scale_(Tensor &self, Tensor &growth_tracker,
+                           const Tensor &found_inf, double scale_growth_factor,
+                           double scale_backoff_factor, int64_t growth_interval);
 } // namespace at

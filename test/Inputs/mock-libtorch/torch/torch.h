@@ -29,34 +29,95 @@ constexpr auto kByte = at::kByte;
 struct NoGradGuard { NoGradGuard(); ~NoGradGuard(); };
 
 namespace nn {
-class Module {
+class Module;
+template <typename Contained> class ModuleHolder;
+} // namespace nn
+// torch/ordered_dict.h: what named_parameters() returns.
+template <typename Key, typename Value> class OrderedDict {
 public:
+  class Item {
+  public:
+    Key &key();
+    const Key &key() const;
+    Value &value();
+    const Value &value() const;
+  };
+  Item *begin();
+  const Item *begin() const;
+  Item *end();
+  const Item *end() const;
+  size_t size() const noexcept;
+  Value &operator[](const Key &key);
+  std::vector<Value> values() const;
+  std::vector<Key> keys() const;
+};
+namespace nn {
+class Module : public std::enable_shared_from_this<Module> {
+public:
+  Module();
+  explicit Module(std::string name);
   virtual ~Module() = default;
+  virtual std::shared_ptr<Module>
+  clone(const c10::optional<c10::Device> &device = c10::nullopt) const;
   std::vector<Tensor> parameters(bool recurse = true) const;
+  OrderedDict<std::string, Tensor> named_parameters(bool recurse = true) const;
   std::vector<Tensor> buffers(bool recurse = true) const;
+  std::vector<std::shared_ptr<Module>> modules(bool include_self = true) const;
+  std::vector<std::shared_ptr<Module>> children() const;
   Tensor &register_parameter(std::string name, Tensor tensor,
                              bool requires_grad = true);
   Tensor &register_buffer(std::string name, Tensor tensor);
   template <typename ModuleType>
   std::shared_ptr<ModuleType> register_module(std::string name,
                                               std::shared_ptr<ModuleType> module);
+  template <typename ModuleType>
+  std::shared_ptr<ModuleType>
+  register_module(std::string name, ModuleHolder<ModuleType> module_holder);
   void train(bool on = true);
   void eval();
+  void zero_grad(bool set_to_none = false);
+};
+template <typename Derived> class Cloneable : public Module {
+public:
+  using Module::Module;
+  virtual void reset() = 0;
+  std::shared_ptr<Module>
+  clone(const c10::optional<c10::Device> &device = c10::nullopt) const override;
 };
 template <typename Contained> class ModuleHolder {
+protected:
+  std::shared_ptr<Contained> impl_;
+
 public:
+  using ContainedType = Contained;
   ModuleHolder();
-  template <typename... Args> explicit ModuleHolder(Args &&...args);
+  /* implicit */ ModuleHolder(std::nullptr_t);
+  template <typename Head, typename... Tail>
+  explicit ModuleHolder(Head &&head, Tail &&...tail);
+  /* implicit */ ModuleHolder(std::shared_ptr<Contained> module);
+  explicit operator bool() const noexcept;
   Contained *operator->();
   const Contained *operator->() const;
   Contained &operator*();
-  std::shared_ptr<Contained> ptr() const;
+  const Contained &operator*() const;
+  const std::shared_ptr<Contained> &ptr() const;
+  Contained *get();
+  const Contained *get() const;
+  bool is_empty() const noexcept;
 };
+#define TORCH_MODULE_IMPL(Name, ImplType)                                     \
+  class Name : public torch::nn::ModuleHolder<ImplType> {                      \
+  public:                                                                      \
+    using torch::nn::ModuleHolder<ImplType>::ModuleHolder;                     \
+    using Impl = ImplType;                                                     \
+  }
+#define TORCH_MODULE(Name) TORCH_MODULE_IMPL(Name, Name##Impl)
 struct LinearOptions { LinearOptions(int64_t in, int64_t out); };
-class LinearImpl : public Module {
+class LinearImpl : public Cloneable<LinearImpl> {
 public:
   LinearImpl(int64_t in, int64_t out);
   explicit LinearImpl(const LinearOptions &options);
+  void reset() override;
   Tensor forward(const Tensor &input);
   Tensor weight;
   Tensor bias;
@@ -66,9 +127,112 @@ public:
   using ModuleHolder<LinearImpl>::ModuleHolder;
   Tensor operator()(const Tensor &input);
 };
+struct EmbeddingOptions {
+  EmbeddingOptions(int64_t num_embeddings, int64_t embedding_dim);
+};
+class EmbeddingImpl : public Cloneable<EmbeddingImpl> {
+public:
+  EmbeddingImpl(int64_t num_embeddings, int64_t embedding_dim);
+  explicit EmbeddingImpl(const EmbeddingOptions &options);
+  void reset() override;
+  Tensor forward(const Tensor &indices);
+  Tensor weight;
+};
+class Embedding : public ModuleHolder<EmbeddingImpl> {
+public:
+  using ModuleHolder<EmbeddingImpl>::ModuleHolder;
+  Tensor operator()(const Tensor &indices);
+};
+class SequentialImpl : public Cloneable<SequentialImpl> {
+public:
+  SequentialImpl() = default;
+  template <typename... Modules> explicit SequentialImpl(Modules &&...modules);
+  void reset() override;
+  Tensor forward(const Tensor &input);
+  template <typename M> void push_back(const ModuleHolder<M> &module_holder);
+  template <typename ModuleType>
+  void push_back(std::shared_ptr<ModuleType> module_ptr);
+  size_t size() const noexcept;
+};
+class Sequential : public ModuleHolder<SequentialImpl> {
+public:
+  using ModuleHolder<SequentialImpl>::ModuleHolder;
+  Sequential();
+  Tensor operator()(const Tensor &input);
+};
+class ModuleListImpl : public Cloneable<ModuleListImpl> {
+public:
+  ModuleListImpl() = default;
+  template <typename... Modules> explicit ModuleListImpl(Modules &&...modules);
+  void reset() override;
+  template <typename M> void push_back(const ModuleHolder<M> &module_holder);
+  template <typename ModuleType>
+  void push_back(std::shared_ptr<ModuleType> module_ptr);
+  std::shared_ptr<Module> operator[](size_t index) const;
+  size_t size() const noexcept;
+};
+TORCH_MODULE(ModuleList);
 namespace init {
 Tensor uniform_(Tensor tensor, double low = 0, double high = 1);
 Tensor zeros_(Tensor tensor);
 } // namespace init
+namespace utils {
+double clip_grad_norm_(std::vector<Tensor> parameters, double max_norm,
+                       double norm_type = 2.0, bool error_if_nonfinite = false);
+double clip_grad_norm_(Tensor parameter, double max_norm,
+                       double norm_type = 2.0, bool error_if_nonfinite = false);
+void clip_grad_value_(std::vector<Tensor> parameters, double clip_value);
+void clip_grad_value_(Tensor parameter, double clip_value);
+} // namespace utils
 } // namespace nn
+namespace optim {
+class OptimizerOptions {
+public:
+  virtual ~OptimizerOptions() = default;
+};
+class OptimizerParamGroup {
+public:
+  OptimizerParamGroup(const OptimizerParamGroup &param_group);
+  OptimizerParamGroup(std::vector<Tensor> params);
+  OptimizerParamGroup(std::vector<Tensor> params,
+                      std::unique_ptr<OptimizerOptions> options);
+  std::vector<Tensor> &params();
+  const std::vector<Tensor> &params() const;
+};
+class Optimizer {
+public:
+  Optimizer(const Optimizer &optimizer) = delete;
+  Optimizer(Optimizer &&optimizer) = default;
+  explicit Optimizer(std::vector<OptimizerParamGroup> param_groups,
+                     std::unique_ptr<OptimizerOptions> defaults);
+  explicit Optimizer(std::vector<Tensor> parameters,
+                     std::unique_ptr<OptimizerOptions> defaults);
+  void add_param_group(const OptimizerParamGroup &param_group);
+  virtual ~Optimizer() = default;
+  using LossClosure = std::function<Tensor()>;
+  virtual Tensor step(LossClosure closure = nullptr) = 0;
+  void zero_grad();
+};
+struct SGDOptions : public OptimizerOptions {
+  SGDOptions(double lr);
+  SGDOptions &momentum(const double &new_momentum);
+};
+class SGD : public Optimizer {
+public:
+  explicit SGD(std::vector<OptimizerParamGroup> param_groups,
+               SGDOptions defaults);
+  explicit SGD(std::vector<Tensor> params, SGDOptions defaults);
+  Tensor step(LossClosure closure = nullptr) override;
+};
+struct AdamOptions : public OptimizerOptions {
+  AdamOptions(double lr = 1e-3);
+};
+class Adam : public Optimizer {
+public:
+  explicit Adam(std::vector<OptimizerParamGroup> param_groups,
+                AdamOptions defaults = {});
+  explicit Adam(std::vector<Tensor> params, AdamOptions defaults = {});
+  Tensor step(LossClosure closure = nullptr) override;
+};
+} // namespace optim
 } // namespace torch
