@@ -35,29 +35,34 @@ void AliasCheckBase::storeOptions(ClangTidyOptions::OptionMap &Opts) {
 
 void AliasCheckBase::onEndOfTranslationUnit() { Analysis.reset(); }
 
+const OperatorTable &AliasCheckBase::table() {
+  if (Table)
+    return *Table;
+  llvm::Expected<std::shared_ptr<const OperatorTable>> Loaded =
+      OperatorTable::load(OperatorTablePath);
+  if (Loaded) {
+    Table = *Loaded;
+  } else {
+    // A bad table path must not silently disable the check: report it and
+    // fall back to the built-in table so the run still finds bugs.
+    configurationDiag("cannot use option '%0.OperatorTable': %1; using the "
+                      "built-in table for libtorch %2",
+                      DiagnosticIDs::Error)
+        << CheckName << llvm::toString(Loaded.takeError())
+        << OperatorTable::builtin()->libtorchVersion();
+    Table = OperatorTable::builtin();
+  }
+  return *Table;
+}
+
 const FunctionAliasAnalysis *
 AliasCheckBase::analyze(const FunctionDecl *Function, ASTContext &AST,
                         bool RequireWrites) {
-  if (!Table) {
-    llvm::Expected<std::shared_ptr<const OperatorTable>> Loaded =
-        OperatorTable::load(OperatorTablePath);
-    if (Loaded) {
-      Table = *Loaded;
-    } else {
-      // A bad table path must not silently disable the check: report it and
-      // fall back to the built-in table so the run still finds bugs.
-      configurationDiag("cannot use option '%0.OperatorTable': %1; using the "
-                        "built-in table for libtorch %2",
-                        DiagnosticIDs::Error)
-          << CheckName << llvm::toString(Loaded.takeError())
-          << OperatorTable::builtin()->libtorchVersion();
-      Table = OperatorTable::builtin();
-    }
-  }
-  if (RequireWrites && !mayWriteTensors(Function->getBody(), *Table))
+  const OperatorTable &Operators = table();
+  if (RequireWrites && !mayWriteTensors(Function->getBody(), Operators))
     return nullptr;
   if (!Analysis || &Analysis->ast() != &AST)
-    Analysis = std::make_unique<AliasAnalysisContext>(AST, *Table);
+    Analysis = std::make_unique<AliasAnalysisContext>(AST, Operators);
   const FunctionAliasAnalysis &Result = Analysis->analyze(Function);
   return Result.built() ? &Result : nullptr;
 }

@@ -48,7 +48,9 @@ protected:
   void addAliasNotes(const WriteEvent &Write);
 
   /// The operator table; valid once analyze() has returned an analysis.
-  const OperatorTable &table() const { return *Table; }
+  /// The table named by the OperatorTable option, loaded on first use; a
+  /// table that cannot be loaded is reported and the built-in one is used.
+  const OperatorTable &table();
 
 protected:
   /// The check's name; ClangTidyCheck::getID is private before LLVM 17.

@@ -187,10 +187,10 @@ bool isContainerMutation(const CallExpr *Call) {
   const CXXMethodDecl *Method = methodOf(Call);
   if (!Method || !Method->getIdentifier())
     return false;
-  return llvm::is_contained({"insert", "push_back", "emplace_back", "emplace",
-                             "erase", "clear", "assign", "resize", "swap",
-                             "pop_back"},
-                            Method->getName());
+  static constexpr llvm::StringLiteral Mutators[] = {
+      "insert", "push_back", "emplace_back", "emplace", "erase",
+      "clear",  "assign",    "resize",       "swap",    "pop_back"};
+  return llvm::is_contained(Mutators, Method->getName());
 }
 
 } // namespace

@@ -150,10 +150,9 @@ bool containsExpr(const Stmt *Outer, const Expr *Inner) {
 
 SharedParameterUpdateCheck::SharedParameterUpdateCheck(StringRef Name,
                                                        ClangTidyContext *Context)
-    : ClangTidyCheck(Name, Context),
+    : AliasCheckBase(Name, Context),
       IsolationHelper(Options.get("IsolationHelper", "")),
       WarnWithoutSink(Options.get("WarnWithoutSink", false)),
-      OperatorTablePath(Options.get("OperatorTable", "")),
       Includes(Options.getLocalOrGlobal("IncludeStyle",
                                         utils::IncludeSorter::IS_LLVM),
                areDiagsSelfContained()) {}
@@ -161,7 +160,7 @@ SharedParameterUpdateCheck::SharedParameterUpdateCheck(StringRef Name,
 void SharedParameterUpdateCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   Options.store(Opts, "IsolationHelper", IsolationHelper);
   Options.store(Opts, "WarnWithoutSink", WarnWithoutSink);
-  Options.store(Opts, "OperatorTable", OperatorTablePath);
+  AliasCheckBase::storeOptions(Opts);
   Options.store(Opts, "IncludeStyle", Includes.getStyle());
 }
 
@@ -180,18 +179,18 @@ static StatementMatcher sinkMatcher() {
   // derived from torch::optim::Optimizer.
   auto OptimizerConstruction =
       cxxConstructExpr(hasDeclaration(cxxConstructorDecl(ofClass(OptimizerClass))),
-                       argumentCountAtLeast(1))
+                       hasArgument(0, expr()))
           .bind(OptimizerId);
   // `opt.add_param_group(group)`.
   auto AddParamGroup =
       cxxMemberCallExpr(callee(cxxMethodDecl(hasName("add_param_group"),
                                              ofClass(OptimizerClass))),
-                        argumentCountAtLeast(1))
+                        hasArgument(0, expr()))
           .bind(AddGroupId);
   // `torch::nn::utils::clip_grad_norm_(params, max_norm)`.
   auto ClipGradNorm =
       callExpr(callee(functionDecl(hasName("::torch::nn::utils::clip_grad_norm_"))),
-               argumentCountAtLeast(1))
+               hasArgument(0, expr()))
           .bind(ClipId);
   // Loops whose body may update each parameter in place.
   auto UpdateLoop = stmt(anyOf(
@@ -220,22 +219,8 @@ void SharedParameterUpdateCheck::registerMatchers(MatchFinder *Finder) {
 }
 
 ParameterSharingAnalysis &SharedParameterUpdateCheck::analysis(ASTContext &AST) {
-  if (!Table) {
-    llvm::Expected<std::shared_ptr<const OperatorTable>> Loaded =
-        OperatorTable::load(OperatorTablePath);
-    if (Loaded) {
-      Table = *Loaded;
-    } else {
-      configurationDiag("cannot use option '%0.OperatorTable': %1; using the "
-                        "built-in table for libtorch %2",
-                        DiagnosticIDs::Error)
-          << getID() << llvm::toString(Loaded.takeError())
-          << OperatorTable::builtin()->libtorchVersion();
-      Table = OperatorTable::builtin();
-    }
-  }
   if (!Analysis || &Analysis->ast() != &AST)
-    Analysis = std::make_unique<ParameterSharingAnalysis>(AST, *Table);
+    Analysis = std::make_unique<ParameterSharingAnalysis>(AST, table());
   return *Analysis;
 }
 
@@ -613,6 +598,7 @@ void SharedParameterUpdateCheck::checkModuleClass(const CXXRecordDecl *Impl,
 }
 
 void SharedParameterUpdateCheck::onEndOfTranslationUnit() {
+  AliasCheckBase::onEndOfTranslationUnit();
   if (Analysis)
     for (const CXXRecordDecl *Impl : ModuleClasses)
       checkModuleClass(Impl, Analysis->ast());

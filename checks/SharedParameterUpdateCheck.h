@@ -5,7 +5,7 @@
 
 #include "ParameterSharing.h"
 
-#include "clang-tidy/ClangTidyCheck.h"
+#include "AliasCheckBase.h"
 #include "clang/ASTMatchers/ASTMatchers.h"
 #include "clang-tidy/utils/IncludeInserter.h"
 
@@ -21,7 +21,7 @@ namespace clang::tidy::libtorch {
 ///
 /// For the user-facing documentation see:
 /// docs/checks/libtorch-shared-parameter-update.md
-class SharedParameterUpdateCheck : public ClangTidyCheck {
+class SharedParameterUpdateCheck : public AliasCheckBase {
 public:
   SharedParameterUpdateCheck(StringRef Name, ClangTidyContext *Context);
   bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
@@ -56,9 +56,7 @@ private:
 
   const std::string IsolationHelper;
   const bool WarnWithoutSink;
-  const std::string OperatorTablePath;
   utils::IncludeInserter Includes;
-  std::shared_ptr<const OperatorTable> Table;
   std::unique_ptr<ParameterSharingAnalysis> Analysis;
   llvm::DenseSet<const Expr *> NotedSites;
   llvm::SmallVector<const CXXRecordDecl *, 4> ModuleClasses;
