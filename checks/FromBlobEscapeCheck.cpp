@@ -92,17 +92,18 @@ bool mentionsFromBlob(const Stmt *S) {
 
 /// Methods that store their argument in a container.
 bool isStoringMethod(llvm::StringRef Name) {
-  return llvm::is_contained({"push_back", "emplace_back", "push", "emplace",
-                             "push_front", "emplace_front", "insert"},
-                            Name);
+  static constexpr llvm::StringLiteral Storing[] = {
+      "push_back",  "emplace_back",  "push",  "emplace",
+      "push_front", "emplace_front", "insert"};
+  return llvm::is_contained(Storing, Name);
 }
 
 /// Methods that rewrite or reallocate a buffer object's memory.
 bool isRewritingMethod(llvm::StringRef Name) {
-  return llvm::is_contained({"assign", "fill", "resize", "clear", "swap",
-                             "reserve", "push_back", "emplace_back", "insert",
-                             "erase", "read"},
-                            Name);
+  static constexpr llvm::StringLiteral Rewriting[] = {
+      "assign",    "fill",         "resize", "clear", "swap", "reserve",
+      "push_back", "emplace_back", "insert", "erase", "read"};
+  return llvm::is_contained(Rewriting, Name);
 }
 
 /// A route by which a from_blob tensor leaves its buffer's reach.

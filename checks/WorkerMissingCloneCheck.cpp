@@ -15,6 +15,9 @@ using namespace clang::ast_matchers;
 
 namespace clang::tidy::libtorch {
 
+/// Calls after which a worker has finished.
+static constexpr llvm::StringLiteral JoinMethods[] = {"join", "get", "wait"};
+
 static constexpr llvm::StringRef FunctionId = "function";
 static constexpr llvm::StringRef IsolateHeader = "<torchalias/isolate.h>";
 
@@ -134,7 +137,7 @@ void WorkerRaceFinder::collect(const Stmt *S) {
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(S))
     if (const CXXMethodDecl *Method = Member->getMethodDecl();
         Method && Method->getIdentifier() &&
-        llvm::is_contained({"join", "get", "wait"}, Method->getName()) &&
+        llvm::is_contained(JoinMethods, Method->getName()) &&
         !isTensorType(Member->getImplicitObjectArgument()->getType()))
       Joins.push_back(Member);
   if (isa<CallExpr, CXXConstructExpr>(S))
