@@ -30,6 +30,6 @@ fi
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
-cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTORCHALIAS_BUILD_RUNTIME=ON \
   -DTORCHALIAS_LLVM_VERSION="$LLVM_VERSION" ${TORCHALIAS_CMAKE_ARGS:-}
 cmake --build "$build" --parallel "${TORCHALIAS_JOBS:-$(nproc)}"
