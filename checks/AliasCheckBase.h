@@ -25,6 +25,22 @@ namespace clang::tidy::libtorch {
 /// template patterns (their instantiations are analysed instead).
 ast_matchers::internal::BindableMatcher<Decl> analyzableFunction();
 
+/// `v.mul_(2).add_(1)` is one mistake: a write whose target is the result of
+/// an earlier reported write continues that report and is not reported again.
+class WriteChains {
+public:
+  /// Whether Write continues a reported chain; otherwise Write starts one.
+  bool continuesReported(const WriteEvent &Write) {
+    if (Reported.count(skipHandleCopies(Write.Target)))
+      return true;
+    Reported.insert(Write.Call);
+    return false;
+  }
+
+private:
+  llvm::DenseSet<const Expr *> Reported;
+};
+
 class AliasCheckBase : public ClangTidyCheck {
 public:
   AliasCheckBase(StringRef Name, ClangTidyContext *Context);

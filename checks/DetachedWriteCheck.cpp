@@ -25,13 +25,11 @@ void DetachedWriteCheck::check(const MatchFinder::MatchResult &Result) {
   if (!Analysis)
     return;
   std::unique_ptr<AutogradAnalysis> Autograd;
-  // `d.mul_(2).add_(1)` is one mistake, reported at its first write.
-  llvm::DenseSet<const Expr *> Reported;
+  WriteChains Chains;
   for (const WriteEvent &Write : Analysis->writes()) {
     if (Write.Value.Rel != Relation::Detached || !Write.Value.Root ||
-        Reported.count(skipHandleCopies(Write.Target)))
+        Chains.continuesReported(Write))
       continue;
-    Reported.insert(Write.Call);
     if (!Autograd)
       Autograd = std::make_unique<AutogradAnalysis>(*Function, *Result.Context);
     checkWrite(Write, *Autograd, *Result.Context);

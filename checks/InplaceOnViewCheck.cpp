@@ -38,14 +38,10 @@ void InplaceOnViewCheck::check(const MatchFinder::MatchResult &Result) {
   const FunctionAliasAnalysis *Analysis = analyze(Function, *Result.Context);
   if (!Analysis)
     return;
-  // `v.mul_(2).add_(1)` is one mistake, reported at its first write.
-  llvm::DenseSet<const Expr *> Reported;
-  for (const WriteEvent &Write : Analysis->writes()) {
-    if (!shouldReport(Write) || Reported.count(skipHandleCopies(Write.Target)))
-      continue;
-    Reported.insert(Write.Call);
-    report(Write);
-  }
+  WriteChains Chains;
+  for (const WriteEvent &Write : Analysis->writes())
+    if (shouldReport(Write) && !Chains.continuesReported(Write))
+      report(Write);
 }
 
 void InplaceOnViewCheck::onEndOfTranslationUnit() {
