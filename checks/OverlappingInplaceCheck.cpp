@@ -16,13 +16,6 @@ static constexpr llvm::StringRef FunctionId = "function";
 
 namespace {
 
-/// The written argument's role, which decides what an exact alias means.
-enum class WrittenRole {
-  Self,  ///< The object of an in-place method, or `self` of `at::op_`.
-  Out,   ///< An `out=` argument.
-  Other, ///< Another argument the schema marks written (`growth_tracker`).
-};
-
 /// The C++ parameter name of a TensorCall argument: the schema's name.
 llvm::StringRef parameterName(const CallExpr *Call, unsigned Position) {
   const FunctionDecl *Callee = Call->getDirectCallee();
@@ -42,14 +35,14 @@ llvm::StringRef parameterName(const CallExpr *Call, unsigned Position) {
 }
 
 /// The word for an operand in diagnostics.
-llvm::StringRef operandRole(llvm::StringRef Parameter, WrittenRole Written) {
+llvm::StringRef operandRole(llvm::StringRef Parameter, bool OfOutCall) {
   if (Parameter == "indices")
     return "index";
   if (Parameter == "mask")
     return "mask";
   if (Parameter == "src" || Parameter == "source")
     return "source";
-  return Written == WrittenRole::Out ? "input" : "operand";
+  return OfOutCall ? "input" : "operand";
 }
 
 /// The operand's source text when it is short enough to quote.
@@ -129,85 +122,101 @@ bool OverlappingInplaceCheck::checkOperand(const WriteEvent &Write,
   std::optional<TensorCall> Tensor = resolveTensorCall(Call, table());
   if (!Tensor)
     return false;
-  unsigned WrittenPosition = 0;
+  OverlapSite Site{Write, Operand, Call};
   for (const WriteOperand &Other : Write.Operands)
     if (Other.Operand == Write.Target)
-      WrittenPosition = Other.Position;
-  WrittenRole Written = Write.IsOutArgument  ? WrittenRole::Out
-                        : WrittenPosition == 0 ? WrittenRole::Self
-                                               : WrittenRole::Other;
-  bool OperandWritten = Tensor->Effect.writesArgument(Operand.Position);
-  llvm::StringRef Parameter = parameterName(Call, Operand.Position);
+      Site.WrittenPosition = Other.Position;
+  Site.Written = Write.IsOutArgument         ? WrittenRole::Out
+                 : Site.WrittenPosition == 0 ? WrittenRole::Self
+                                             : WrittenRole::Other;
+  Site.OperandWritten = Tensor->Effect.writesArgument(Operand.Position);
+  Site.Parameter = parameterName(Call, Operand.Position);
+  Site.Overlap = Ranges.compare(Write.Target, Operand.Operand);
+  if (!isReportable(Site))
+    return false;
+  report(Site, Ranges, AST);
+  return true;
+}
 
-  ExtentOverlap Overlap = Ranges.compare(Write.Target, Operand.Operand);
+bool OverlappingInplaceCheck::isReportable(OverlapSite &Site) const {
+  const WriteEvent &Write = Site.Write;
+  const WriteOperand &Operand = Site.Operand;
   // Two handles of one root that the extents could not follow (a variable
   // that is reassigned) are still the same tensor.
-  if (Overlap == ExtentOverlap::Unknown && !Write.Value.isView() &&
+  if (Site.Overlap == ExtentOverlap::Unknown && !Write.Value.isView() &&
       !Operand.Value.isView() && !Write.Value.Merged && !Operand.Value.Merged)
-    Overlap = ExtentOverlap::Identical;
+    Site.Overlap = ExtentOverlap::Identical;
   // In an expanded tensor, distinct indices can share memory.
   if ((Write.Value.Rel == Relation::Expanded ||
        Operand.Value.Rel == Relation::Expanded) &&
-      (Overlap == ExtentOverlap::Disjoint ||
-       Overlap == ExtentOverlap::SameOrDisjoint))
-    Overlap = ExtentOverlap::Unknown;
+      (Site.Overlap == ExtentOverlap::Disjoint ||
+       Site.Overlap == ExtentOverlap::SameOrDisjoint))
+    Site.Overlap = ExtentOverlap::Unknown;
 
-  switch (Overlap) {
+  switch (Site.Overlap) {
   case ExtentOverlap::Disjoint:
   case ExtentOverlap::SameOrDisjoint:
     return false;
   case ExtentOverlap::Identical:
-    if (Written == WrittenRole::Self && Parameter != "indices" &&
-        !OperandWritten)
-      return false;
-    break;
+    return Site.Written != WrittenRole::Self || Site.Parameter == "indices" ||
+           Site.OperandWritten;
   case ExtentOverlap::Unknown:
-    if (!WarnOnPossibleOverlap)
-      return false;
-    break;
+    return WarnOnPossibleOverlap;
   case ExtentOverlap::Contained:
   case ExtentOverlap::Shifted:
-    break;
+    return true;
   }
+  llvm_unreachable("unknown ExtentOverlap");
+}
 
+void OverlappingInplaceCheck::report(const OverlapSite &Site,
+                                     const OverlapAnalysis &Ranges,
+                                     ASTContext &AST) {
+  const WriteEvent &Write = Site.Write;
+  const WriteOperand &Operand = Site.Operand;
   unsigned Relation = 0; // overlaps
-  if (Overlap == ExtentOverlap::Identical)
+  if (Site.Overlap == ExtentOverlap::Identical)
     Relation = 1;
-  else if (Overlap == ExtentOverlap::Unknown)
+  else if (Site.Overlap == ExtentOverlap::Unknown)
     Relation = 2;
-  else if (Overlap == ExtentOverlap::Shifted)
+  else if (Site.Overlap == ExtentOverlap::Shifted)
     Relation = 3;
   else if (Operand.Value.isView() && !Write.Value.isView())
     Relation = 4;
-  unsigned Destination = Written == WrittenRole::Self  ? 0
-                         : Written == WrittenRole::Out ? 1
-                                                       : 2;
   // Note [What PyTorch checks]: no check runs between two written arguments
   // or between the schema's other written arguments and their inputs.
   unsigned Consequence =
-      Written == WrittenRole::Other || OperandWritten ? 1 : 0;
-  std::string OperandText = spelling(Operand.Operand, AST);
-  std::string TargetText = spelling(Write.Target, AST);
+      Site.Written == WrittenRole::Other || Site.OperandWritten ? 1 : 0;
 
   std::optional<FixItHint> Fix;
-  if (!OperandWritten && isCloneable(Operand.Operand)) {
+  if (!Site.OperandWritten && isCloneable(Operand.Operand)) {
     SourceLocation End = Lexer::getLocForEndOfToken(
         Operand.Operand->getEndLoc(), 0, AST.getSourceManager(),
         getLangOpts());
     if (End.isValid())
       Fix = FixItHint::CreateInsertion(End, ".clone()");
   }
-  std::string Who = operandRole(Parameter, Written).str();
-  if (!OperandText.empty())
-    Who += " '" + OperandText + "'";
-  std::string Where = Destination == 0   ? "its destination"
-                      : Destination == 1 ? "its out= argument"
-                                         : "the argument '" +
-                                               parameterName(Call, WrittenPosition).str() +
-                                               "' it also writes";
-  if (!TargetText.empty())
-    Where += " '" + TargetText + "'";
-  diag(Call->getExprLoc(),
+  std::string Who =
+      operandRole(Site.Parameter, Site.Written == WrittenRole::Out).str();
+  if (std::string Text = spelling(Operand.Operand, AST); !Text.empty())
+    Who += " '" + Text + "'";
+  std::string Where;
+  switch (Site.Written) {
+  case WrittenRole::Self:
+    Where = "its destination";
+    break;
+  case WrittenRole::Out:
+    Where = "its out= argument";
+    break;
+  case WrittenRole::Other:
+    Where = ("the argument '" + parameterName(Site.Call, Site.WrittenPosition) +
+             "' it also writes")
+                .str();
+    break;
+  }
+  if (std::string Text = spelling(Write.Target, AST); !Text.empty())
+    Where += " '" + Text + "'";
+  diag(Site.Call->getExprLoc(),
        "%0 of '%1' %select{overlaps|is the same tensor as|may overlap|overlaps "
        "(a shifted slice along dimension %3 of)|is a view of}2 %4; "
        "%select{PyTorch throws 'unsupported operation: some elements of the "
@@ -218,14 +227,13 @@ bool OverlappingInplaceCheck::checkOperand(const WriteEvent &Write,
       << Who << Write.Operator << Relation << Ranges.shiftedDimension()
       << Where << Consequence << Fix;
   for (const AliasValue *Value : {&Operand.Value, &Write.Value}) {
-    if (!Value->AliasSite ||
-        Call->getSourceRange().fullyContains(Value->AliasSite->getSourceRange()))
+    if (!Value->AliasSite || Site.Call->getSourceRange().fullyContains(
+                                 Value->AliasSite->getSourceRange()))
       continue;
-    WriteEvent Site;
-    Site.Value = *Value;
-    addAliasNotes(Site);
+    WriteEvent Alias;
+    Alias.Value = *Value;
+    addAliasNotes(Alias);
   }
-  return true;
 }
 
 } // namespace clang::tidy::libtorch

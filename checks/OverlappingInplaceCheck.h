@@ -24,8 +24,33 @@ public:
   void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
 
 private:
+  /// The written argument's role, which decides what an exact alias means.
+  enum class WrittenRole {
+    Self,  ///< The object of an in-place method, or `self` of `at::op_`.
+    Out,   ///< An `out=` argument.
+    Other, ///< Another argument the schema marks written (`growth_tracker`).
+  };
+
+  /// One operand of an in-place call that shares a root with the tensor the
+  /// call writes.
+  struct OverlapSite {
+    const WriteEvent &Write;
+    const WriteOperand &Operand;
+    const CallExpr *Call;
+    unsigned WrittenPosition = 0;
+    WrittenRole Written = WrittenRole::Self;
+    bool OperandWritten = false;
+    llvm::StringRef Parameter;
+    ExtentOverlap Overlap = ExtentOverlap::Unknown;
+  };
+
   bool checkOperand(const WriteEvent &Write, const WriteOperand &Operand,
                     const OverlapAnalysis &Ranges, ASTContext &AST);
+  /// Settles what the overlap means (Note [What PyTorch checks]) and whether
+  /// it is worth a warning.
+  bool isReportable(OverlapSite &Site) const;
+  void report(const OverlapSite &Site, const OverlapAnalysis &Ranges,
+              ASTContext &AST);
 
   const bool WarnOnPossibleOverlap;
 };
