@@ -84,6 +84,27 @@ bool mentions(const Stmt *S, const ValueDecl *Decl) {
                       [&](const Stmt *Child) { return mentions(Child, Decl); });
 }
 
+/// Whether S assigns a new handle to Decl (`target = Net(...)`).
+bool assigns(const Stmt *S, const ValueDecl *Decl) {
+  if (!S)
+    return false;
+  const Expr *Lhs = nullptr;
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S);
+      Op && Op->isAssignmentOp() && Op->getNumArgs() == 2)
+    Lhs = Op->getArg(0)->IgnoreImplicit();
+  else if (const auto *Binary = dyn_cast<BinaryOperator>(S);
+           Binary && Binary->isAssignmentOp())
+    Lhs = Binary->getLHS()->IgnoreImplicit();
+  if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(Lhs);
+      Ref && Ref->getDecl() == Decl)
+    return true;
+  if (const auto *Member = dyn_cast_or_null<MemberExpr>(Lhs);
+      Member && Member->getMemberDecl() == Decl)
+    return true;
+  return llvm::any_of(S->children(),
+                      [&](const Stmt *Child) { return assigns(Child, Decl); });
+}
+
 // Note [Overwriting is not an update]
 // Writing a parameter twice is harmless when the write does not read the
 // value it replaces: re-initialisation loops (`p.uniform_(-0.1, 0.1)`,
@@ -817,6 +838,10 @@ std::optional<MemberCopy> findMemberCopy(const FieldDecl *Updated) {
     if (Ctor->isImplicit() || !Ctor->hasBody(Definition))
       continue;
     const auto *Defined = cast<CXXConstructorDecl>(Definition);
+    // A member given a handle of its own in the body is no copy.
+    auto Reassigned = [&](const FieldDecl *Field) {
+      return assigns(Defined->getBody(), Field);
+    };
     const CXXCtorInitializer *UpdatedInit = nullptr;
     for (const CXXCtorInitializer *Init : Defined->inits())
       if (Init->getMember() == Updated)
@@ -824,7 +849,8 @@ std::optional<MemberCopy> findMemberCopy(const FieldDecl *Updated) {
     const ValueDecl *UpdatedSource = copiedHandle(UpdatedInit);
     for (const CXXCtorInitializer *Init : Defined->inits()) {
       const FieldDecl *Other = Init->getMember();
-      if (Other == Updated || !isModuleHandleMember(Other))
+      if (Other == Updated || !isModuleHandleMember(Other) ||
+          Reassigned(Other) || Reassigned(Updated))
         continue;
       const ValueDecl *OtherSource = copiedHandle(Init);
       if (OtherSource == Updated)
@@ -931,7 +957,7 @@ bool SharedParameterUpdateCheck::checkHolderCopy(const Expr *Sink,
                                                    : UsedAfter(Copy.Copy) ||
                                                          UsedAfter(Copy.Original);
     if (!UsedElsewhere(Copy.Copy) || !UsedElsewhere(Copy.Original) ||
-        !OtherUsedAfter)
+        !OtherUsedAfter || assigns(Function->getBody(), Copy.Copy))
       continue;
     std::optional<FixItHint> Fix;
     if (Copy.Copy->getInitStyle() == VarDecl::CInit)

@@ -47,6 +47,15 @@ void PositiveUseEarlierInLoop(const torch::Tensor &x) {
   }
 }
 
+// The copy is given a module of its own before it is used.
+void NegativeReassignedCopy(const torch::Tensor &x) {
+  Net online;
+  auto target = online;
+  target = Net(std::dynamic_pointer_cast<NetImpl>(online->clone()));
+  torch::optim::SGD opt(online->parameters(), torch::optim::SGDOptions(0.1));
+  target->forward(x);
+}
+
 // The other handle is only read before the update: nothing sees a changed
 // module through it.
 void NegativeUsedOnlyBefore(const torch::Tensor &x) {
@@ -119,6 +128,17 @@ struct ClonedAgent {
 
 struct SeparateAgent {
   SeparateAgent() : online(Net()), target(Net()) {}
+  void train() {
+    torch::optim::SGD opt(online->parameters(), torch::optim::SGDOptions(0.1));
+    target->forward(torch::ones({4}));
+  }
+  Net online, target;
+};
+
+struct ReassignedAgent {
+  explicit ReassignedAgent(Net net) : online(net), target(net) {
+    target = Net(std::dynamic_pointer_cast<NetImpl>(net->clone()));
+  }
   void train() {
     torch::optim::SGD opt(online->parameters(), torch::optim::SGDOptions(0.1));
     target->forward(torch::ones({4}));

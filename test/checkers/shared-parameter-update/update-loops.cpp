@@ -14,7 +14,7 @@ void PositiveManualStep(TiedImpl &net, double lr) {
   torch::NoGradGuard no_grad;
   for (auto &p : net.parameters())
     p.sub_(p.grad().mul(lr));
-  // CHECK-NOTES: :[[@LINE-1]]:7: warning: 'sub_' updates parameter 'emb.weight' in place twice per pass over the list (also as 'out_weight'); the list holds it twice
+  // CHECK-NOTES: :[[@LINE-1]]:7: warning: 'sub_' updates parameter 'emb.weight' in place twice per pass over the list (also as 'out_weight'); the list holds it twice; de-duplicate the list (torchalias::unique_parameters) or register the tensor once [libtorch-shared-parameter-update]
   // CHECK-NOTES: :[[@LINE-11]]:34: note: 'emb.weight' and 'out_weight' are the same tensor, registered here
   // CHECK-NOTES: :[[@LINE-11]]:5: note: and here
 }
