@@ -185,7 +185,8 @@ void collectIndex(const Stmt *S, llvm::DenseMap<const VarDecl *,
 /// The value of a `bool` argument written as a literal (`parameters(false)`),
 /// or Default.
 bool boolArgument(const CallExpr *Call, unsigned Index, bool Default) {
-  if (Call->getNumArgs() <= Index || isa<CXXDefaultArgExpr>(Call->getArg(Index)))
+  if (Call->getNumArgs() <= Index ||
+      isa<CXXDefaultArgExpr>(Call->getArg(Index)))
     return Default;
   if (const auto *Literal =
           dyn_cast<CXXBoolLiteralExpr>(Call->getArg(Index)->IgnoreImplicit()))
@@ -911,7 +912,8 @@ ParameterSharingAnalysis::moduleLoopParameters(const Expr *List) {
       dyn_cast<CXXMemberCallExpr>(skipModuleHandleCopies(Range->second));
   if (!Modules || !isLibtorchMethod(Modules->getMethodDecl(), "modules"))
     return std::nullopt;
-  std::optional<ModuleValue> Root = moduleValue(Modules->getImplicitObjectArgument());
+  std::optional<ModuleValue> Root =
+      moduleValue(Modules->getImplicitObjectArgument());
   if (!Root)
     return std::nullopt;
   bool IncludeSelf = boolArgument(Modules, 0, true);
@@ -920,7 +922,8 @@ ParameterSharingAnalysis::moduleLoopParameters(const Expr *List) {
     if (IncludeSelf || Entry.Route.size() > 1)
       Visited.push_back(Entry);
   std::vector<ParameterEntry> Result;
-  prefix(Result, Visited, RegistrationStep{"", Modules, Root->Identity, nullptr});
+  prefix(Result, Visited,
+         RegistrationStep{"", Modules, Root->Identity, nullptr});
   return Result;
 }
 

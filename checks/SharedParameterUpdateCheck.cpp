@@ -212,11 +212,12 @@ static StatementMatcher sinkMatcher() {
   // arguments reach the optimizer's constructor unchanged. (`new SGD(...)`
   // holds an OptimizerConstruction.)
   auto OptimizerFactory =
-      callExpr(callee(functionDecl(
-                   hasAnyName("::std::make_unique", "::std::make_shared"),
-                   hasTemplateArgument(0, refersToType(hasCanonicalType(
-                                              hasDeclaration(OptimizerClass)))))),
-               hasArgument(0, expr()))
+      callExpr(
+          callee(functionDecl(
+              hasAnyName("::std::make_unique", "::std::make_shared"),
+              hasTemplateArgument(0, refersToType(hasCanonicalType(
+                                         hasDeclaration(OptimizerClass)))))),
+          hasArgument(0, expr()))
           .bind(OptimizerFactoryId);
   // `opt.add_param_group(group)`.
   auto AddParamGroup =
@@ -245,12 +246,12 @@ static StatementMatcher sinkMatcher() {
   // A local container of module handles, which may be filled with copies of
   // one handle; reported only with WarnWithoutSink.
   auto Container = declStmt(has(
-      varDecl(hasType(hasCanonicalType(hasDeclaration(cxxRecordDecl(
-                  hasAnyName("::std::vector", "::std::deque", "::std::list"))))))
+      varDecl(hasType(hasCanonicalType(hasDeclaration(cxxRecordDecl(hasAnyName(
+                  "::std::vector", "::std::deque", "::std::list"))))))
           .bind(ContainerId)));
-  return findAll(stmt(anyOf(OptimizerConstruction, OptimizerFactory,
-                            AddParamGroup, ClipGradNorm, UpdateLoop,
-                            MemberAssignment, Container)));
+  return findAll(
+      stmt(anyOf(OptimizerConstruction, OptimizerFactory, AddParamGroup,
+                 ClipGradNorm, UpdateLoop, MemberAssignment, Container)));
 }
 
 void SharedParameterUpdateCheck::registerMatchers(MatchFinder *Finder) {
@@ -289,7 +290,8 @@ void SharedParameterUpdateCheck::checkNode(const BoundNodes &Nodes,
     const CXXRecordDecl *Optimizer = Construct->getConstructor()->getParent();
     checkSink(Construct, Construct->getArg(0), SinkKind::Optimizer,
               Optimizer->getName(), Function, AST);
-  } else if (const auto *Factory = Nodes.getNodeAs<CallExpr>(OptimizerFactoryId)) {
+  } else if (const auto *Factory =
+                 Nodes.getNodeAs<CallExpr>(OptimizerFactoryId)) {
     const auto *Optimizer = Factory->getDirectCallee()
                                 ->getTemplateSpecializationArgs()
                                 ->get(0)
@@ -297,7 +299,8 @@ void SharedParameterUpdateCheck::checkNode(const BoundNodes &Nodes,
                                 ->getAsCXXRecordDecl();
     checkSink(Factory, Factory->getArg(0), SinkKind::Optimizer,
               Optimizer->getName(), Function, AST);
-  } else if (const auto *Call = Nodes.getNodeAs<CXXMemberCallExpr>(AddGroupId)) {
+  } else if (const auto *Call =
+                 Nodes.getNodeAs<CXXMemberCallExpr>(AddGroupId)) {
     checkSink(Call, Call->getArg(0), SinkKind::AddParamGroup, "add_param_group",
               Function, AST);
   } else if (const auto *Clip = Nodes.getNodeAs<CallExpr>(ClipId)) {
@@ -321,10 +324,9 @@ static std::string repairHint(const ParameterTie &Tie, bool ModuleLoop) {
   using Kind = ParameterTie::Kind;
   if (Tie.K == Kind::FilledElement)
     return "; construct a separate module for each element";
-  std::string Hint = ModuleLoop
-                         ? "; loop over a de-duplicated parameter list"
-                         : "; de-duplicate the list "
-                           "(torchalias::unique_parameters)";
+  std::string Hint = ModuleLoop ? "; loop over a de-duplicated parameter list"
+                                : "; de-duplicate the list "
+                                  "(torchalias::unique_parameters)";
   switch (Tie.K) {
   case Kind::SameTensor:
     return Hint + " or register the tensor once";
@@ -365,7 +367,8 @@ void SharedParameterUpdateCheck::checkSink(const Expr *Sink, const Expr *ListExp
     Fix = distinctConstruction(fillSiteOf(*Tie), AST);
   else if (!Filled && Kind != SinkKind::UpdateLoop && !ModuleLoop)
     Fix = deduplicate(ListExpr, AST);
-  std::string Hint = Fix && !Filled ? std::string() : repairHint(*Tie, ModuleLoop);
+  std::string Hint =
+      Fix && !Filled ? std::string() : repairHint(*Tie, ModuleLoop);
   std::string Also = Tie->Parameter == Tie->OtherParameter
                          ? std::string()
                          : " (also as '" + Tie->OtherParameter + "')";
@@ -374,9 +377,10 @@ void SharedParameterUpdateCheck::checkSink(const Expr *Sink, const Expr *ListExp
   {
     auto Diag =
         Kind == SinkKind::UpdateLoop || ModuleLoop
-            ? diag(Loc, "'%0' updates parameter '%1' in place twice per pass "
-                        "over %select{the list|modules()}3%2; %select{the list "
-                        "holds it twice|the modules it visits hold it twice}3%4")
+            ? diag(Loc,
+                   "'%0' updates parameter '%1' in place twice per pass "
+                   "over %select{the list|modules()}3%2; %select{the list "
+                   "holds it twice|the modules it visits hold it twice}3%4")
             : diag(Loc, "%select{'%0' is built from|'%0' is given|'%0' is "
                         "given}3 a list that holds parameter '%1' twice%2; "
                         "%select{each step() updates it twice|each step() "
@@ -458,8 +462,8 @@ bool isBlockStatement(const Stmt *Body,
 }
 
 /// The first of Candidates that is no word of Text.
-std::optional<std::string> unusedName(llvm::StringRef Text,
-                                      llvm::ArrayRef<llvm::StringRef> Candidates) {
+std::optional<std::string>
+unusedName(llvm::StringRef Text, llvm::ArrayRef<llvm::StringRef> Candidates) {
   llvm::StringSet<> Used;
   std::string Word;
   for (char C : Text.str() + " ") {
@@ -536,9 +540,11 @@ SharedParameterUpdateCheck::distinctConstruction(const Expr *FillSite,
   else
     Header += ", " + *Bound + " = " + Count + "; " + *Index + " < " + *Bound;
   Header += "; ++" + *Index + ")";
-  std::string Indent = Lexer::getIndentationForLine(Begin, SM).str();
-  std::string Loop = Header + "\n" + Indent + "  " + Name + ".push_back(" +
-                     Value + ")";
+  std::string Indent =
+      Lexer::getIndentationForLine(Assign ? Begin : Var->getBeginLoc(), SM)
+          .str();
+  std::string Loop =
+      Header + "\n" + Indent + "  " + Name + ".push_back(" + Value + ")";
   // The statement's own `;` ends the loop's body.
   SourceLocation AfterEnd =
       Lexer::getLocForEndOfToken(End, 0, SM, AST.getLangOpts());
@@ -548,7 +554,8 @@ SharedParameterUpdateCheck::distinctConstruction(const Expr *FillSite,
         Name + ".clear();\n" + Indent + Loop);
   return FixItHint::CreateReplacement(
       CharSourceRange::getCharRange(
-          Lexer::getLocForEndOfToken(Begin, 0, SM, AST.getLangOpts()), AfterEnd),
+          Lexer::getLocForEndOfToken(Begin, 0, SM, AST.getLangOpts()),
+          AfterEnd),
       ";\n" + Indent + Loop);
 }
 
@@ -556,7 +563,8 @@ void SharedParameterUpdateCheck::reportFill(const Expr *FillSite,
                                             ASTContext &AST) {
   const ParameterSharingAnalysis::ContainerFill *Fill =
       analysis(AST).fillAt(FillSite);
-  if (!Fill || NotedSites.count(FillSite) || FillSite->getBeginLoc().isMacroID() ||
+  if (!Fill || NotedSites.count(FillSite) ||
+      FillSite->getBeginLoc().isMacroID() ||
       !analysis(AST).moduleValue(Fill->Value))
     return;
   auto Diag = diag(FillSite->getExprLoc(),
@@ -761,8 +769,9 @@ void SharedParameterUpdateCheck::reportHolderCopy(
             ParametersHeader);
     }
   } // The warning is emitted before its note.
-  diag(CopySite, "'%0' shares the module of '%1' from here%select{|: both are "
-                 "copies of '%3'}2",
+  diag(CopySite,
+       "'%0' shares the module of '%1' from here%select{|: both are "
+       "copies of '%3'}2",
        DiagnosticIDs::Note)
       << Copy << Original << !Via.empty() << Via;
 }
@@ -782,9 +791,11 @@ public:
     findLoops(Body);
   }
   bool isAfter(const Expr *Use) const {
-    return SM.isBeforeInTranslationUnit(Sink->getEndLoc(), Use->getBeginLoc()) ||
-           llvm::any_of(Loops,
-                        [&](const Stmt *Loop) { return containsExpr(Loop, Use); });
+    return SM.isBeforeInTranslationUnit(Sink->getEndLoc(),
+                                        Use->getBeginLoc()) ||
+           llvm::any_of(Loops, [&](const Stmt *Loop) {
+             return containsExpr(Loop, Use);
+           });
   }
 
 private:
@@ -891,8 +902,7 @@ bool SharedParameterUpdateCheck::checkMemberCopy(const Expr *Sink,
   }
   if (!Used)
     return false;
-  reportHolderCopy(Sink, Name, Copy->Original->getName(),
-                   Copy->Copy->getName(),
+  reportHolderCopy(Sink, Name, Copy->Original->getName(), Copy->Copy->getName(),
                    Copy->Via ? Copy->Via->getName() : llvm::StringRef(),
                    Copy->CopyInit->getSourceLocation(),
                    cloneAtCopy(Copy->CopyInit->getInit(), Copy->Copy->getType(),
@@ -952,10 +962,11 @@ bool SharedParameterUpdateCheck::checkHolderCopy(const Expr *Sink,
       return llvm::any_of(Finder.References.lookup(Decl),
                           [&](const Expr *Ref) { return After.isAfter(Ref); });
     };
-    bool OtherUsedAfter = Named == Copy.Copy       ? UsedAfter(Copy.Original)
-                          : Named == Copy.Original ? UsedAfter(Copy.Copy)
-                                                   : UsedAfter(Copy.Copy) ||
-                                                         UsedAfter(Copy.Original);
+    bool OtherUsedAfter =
+        Named == Copy.Copy ? UsedAfter(Copy.Original)
+        : Named == Copy.Original
+            ? UsedAfter(Copy.Copy)
+            : UsedAfter(Copy.Copy) || UsedAfter(Copy.Original);
     if (!UsedElsewhere(Copy.Copy) || !UsedElsewhere(Copy.Original) ||
         !OtherUsedAfter || assigns(Function->getBody(), Copy.Copy))
       continue;
