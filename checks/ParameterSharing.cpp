@@ -182,6 +182,18 @@ void collectIndex(const Stmt *S, llvm::DenseMap<const VarDecl *,
     collectIndex(Child, Calls, Reassigned, RangeInits);
 }
 
+/// The value of a `bool` argument written as a literal (`parameters(false)`),
+/// or Default.
+bool boolArgument(const CallExpr *Call, unsigned Index, bool Default) {
+  if (Call->getNumArgs() <= Index ||
+      isa<CXXDefaultArgExpr>(Call->getArg(Index)))
+    return Default;
+  if (const auto *Literal =
+          dyn_cast<CXXBoolLiteralExpr>(Call->getArg(Index)->IgnoreImplicit()))
+    return Literal->getValue();
+  return Default;
+}
+
 /// Whether a call's name says it mutates a standard container.
 bool isContainerMutation(const CallExpr *Call) {
   const CXXMethodDecl *Method = methodOf(Call);
@@ -585,39 +597,59 @@ ParameterSharingAnalysis::moduleValue(const Expr *E) {
   return construct(E, Impl, {}, freshKey(E));
 }
 
-std::optional<ModuleValue>
-ParameterSharingAnalysis::elementOf(const Expr *Container) {
-  const auto *Ref = dyn_cast<DeclRefExpr>(skipModuleHandleCopies(Container));
-  const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
-  if (!Var || !isStdContainer(recordOf(Var->getType())))
+std::optional<ParameterSharingAnalysis::ContainerFill>
+ParameterSharingAnalysis::containerFill(const VarDecl *Var) {
+  if (!Var || !Var->getParentFunctionOrMethod() ||
+      !isStdContainer(recordOf(Var->getType())))
     return std::nullopt;
   // `std::vector<Linear> v(n, Linear(...))` and `v.assign(n, Linear(...))`:
   // every element is a handle to the one module.
-  const Expr *Fill = nullptr, *Value = nullptr;
+  ContainerFill Fill;
+  Fill.Container = Var;
   const auto *Init =
       Var->getInit() ? dyn_cast<CXXConstructExpr>(Var->getInit()->IgnoreImplicit())
                      : nullptr;
   if (Init && Init->getNumArgs() >= 2 &&
       moduleImplOf(Init->getArg(1)->getType()) &&
       Init->getArg(0)->getType()->isIntegerType()) {
-    Fill = Init;
-    Value = Init->getArg(1);
+    Fill.Site = Init;
+    Fill.Count = Init->getArg(0);
+    Fill.Value = Init->getArg(1);
   }
-  if (!Var->getParentFunctionOrMethod())
-    return std::nullopt;
   for (const CallExpr *Call : indexOf(Var).Calls.lookup(Var)) {
     const CXXMethodDecl *Method = methodOf(Call);
     if (Method && Method->getIdentifier() && Method->getName() == "assign" &&
         Call->getNumArgs() == 2 && moduleImplOf(Call->getArg(1)->getType())) {
-      Fill = Call;
-      Value = Call->getArg(1);
+      Fill.Site = Call;
+      Fill.Count = Call->getArg(0);
+      Fill.Value = Call->getArg(1);
     }
   }
+  // One element, or none, shares with nothing.
+  std::optional<llvm::APSInt> Constant =
+      Fill.Site ? Fill.Count->getIntegerConstantExpr(AST) : std::nullopt;
+  if (!Fill.Site || (Constant && *Constant <= 1))
+    return std::nullopt;
+  Fills[Fill.Site] = Fill;
+  return Fill;
+}
+
+const ParameterSharingAnalysis::ContainerFill *
+ParameterSharingAnalysis::fillAt(const Expr *Site) const {
+  auto It = Fills.find(Site);
+  return It == Fills.end() ? nullptr : &It->second;
+}
+
+std::optional<ModuleValue>
+ParameterSharingAnalysis::elementOf(const Expr *Container) {
+  const auto *Ref = dyn_cast<DeclRefExpr>(skipModuleHandleCopies(Container));
+  std::optional<ContainerFill> Fill =
+      containerFill(Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr);
   if (!Fill)
     return std::nullopt;
-  std::optional<ModuleValue> Element = moduleValue(Value);
+  std::optional<ModuleValue> Element = moduleValue(Fill->Value);
   if (Element)
-    Element->FillSite = Fill;
+    Element->FillSite = Fill->Site;
   return Element;
 }
 
@@ -801,11 +833,7 @@ ParameterSharingAnalysis::parameterList(const Expr *E) {
         moduleValue(Call->getImplicitObjectArgument());
     if (!Module)
       return std::nullopt;
-    bool Recurse = true;
-    if (Call->getNumArgs() >= 1 && !isa<CXXDefaultArgExpr>(Call->getArg(0)))
-      if (const auto *Literal =
-              dyn_cast<CXXBoolLiteralExpr>(Call->getArg(0)->IgnoreImplicit()))
-        Recurse = Literal->getValue();
+    bool Recurse = boolArgument(Call, 0, true);
     std::vector<ParameterEntry> Direct;
     for (const ParameterEntry &Entry : Module->Parameters)
       if (Recurse || Entry.Route.size() == 1)
@@ -854,6 +882,49 @@ ParameterSharingAnalysis::parameterList(const Expr *E) {
     return Result;
   }
   return std::nullopt;
+}
+
+// Note [Per-module update loops]
+// `for (auto &m : root->modules()) for (auto &p : m->parameters(false))`
+// visits each module that modules() yields and its own parameters. modules()
+// walks every registration path without de-duplicating, as parameters()
+// does, so the two loops together visit exactly the tensors of
+// root->parameters(), less root's own when modules(false) skips it. A shared
+// module, or a tensor registered twice, is visited twice.
+std::optional<std::vector<ParameterEntry>>
+ParameterSharingAnalysis::moduleLoopParameters(const Expr *List) {
+  const auto *Call = dyn_cast_or_null<CXXMemberCallExpr>(
+      List ? skipModuleHandleCopies(List) : nullptr);
+  if (!Call ||
+      !(isLibtorchMethod(Call->getMethodDecl(), "parameters") ||
+        isLibtorchMethod(Call->getMethodDecl(), "named_parameters")) ||
+      boolArgument(Call, 0, true))
+    return std::nullopt;
+  const auto *Ref = dyn_cast_or_null<DeclRefExpr>(objectOf(Call));
+  const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  if (!Var || !Var->getParentFunctionOrMethod())
+    return std::nullopt;
+  const FunctionIndex &Index = indexOf(Var);
+  auto Range = Index.RangeInits.find(Var);
+  if (Range == Index.RangeInits.end())
+    return std::nullopt;
+  const auto *Modules =
+      dyn_cast<CXXMemberCallExpr>(skipModuleHandleCopies(Range->second));
+  if (!Modules || !isLibtorchMethod(Modules->getMethodDecl(), "modules"))
+    return std::nullopt;
+  std::optional<ModuleValue> Root =
+      moduleValue(Modules->getImplicitObjectArgument());
+  if (!Root)
+    return std::nullopt;
+  bool IncludeSelf = boolArgument(Modules, 0, true);
+  std::vector<ParameterEntry> Visited;
+  for (const ParameterEntry &Entry : Root->Parameters)
+    if (IncludeSelf || Entry.Route.size() > 1)
+      Visited.push_back(Entry);
+  std::vector<ParameterEntry> Result;
+  prefix(Result, Visited,
+         RegistrationStep{"", Modules, Root->Identity, nullptr});
+  return Result;
 }
 
 std::optional<ParameterTie>

@@ -146,6 +146,25 @@ public:
   /// The identity of a tensor expression, through views of it.
   ObjectKey tensorKey(const Expr *E, bool *IsView = nullptr);
 
+  /// For `m->parameters(false)`, where `m` is the variable of a loop over
+  /// `root->modules()`: every tensor the two loops visit, in order, prefixed
+  /// by the modules() call. std::nullopt for any other list.
+  std::optional<std::vector<ParameterEntry>>
+  moduleLoopParameters(const Expr *List);
+
+  /// A container of module handles filled with copies of one handle:
+  /// `std::vector<Linear> v(n, Linear(...))` or `v.assign(n, ...)`.
+  struct ContainerFill {
+    const VarDecl *Container = nullptr;
+    const Expr *Site = nullptr; ///< The container's construction, or assign.
+    const Expr *Count = nullptr;
+    const Expr *Value = nullptr;
+  };
+  /// The fill of a local container variable, if it has one.
+  std::optional<ContainerFill> containerFill(const VarDecl *Var);
+  /// The fill whose site is Site, once containerFill has seen it.
+  const ContainerFill *fillAt(const Expr *Site) const;
+
   /// The first pair of entries of List that are one tensor.
   static std::optional<ParameterTie>
   firstTie(const std::vector<ParameterEntry> &List);
@@ -186,6 +205,7 @@ private:
   llvm::SmallVector<std::pair<const CXXRecordDecl *, ModuleValue *>, 4>
       Building;
   llvm::DenseMap<const DeclContext *, std::unique_ptr<FunctionIndex>> Indexes;
+  llvm::DenseMap<const Expr *, ContainerFill> Fills;
   unsigned Depth = 0;
 };
 

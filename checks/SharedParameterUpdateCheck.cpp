@@ -12,6 +12,7 @@
 #include "clang/AST/StmtCXX.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Lexer.h"
+#include "llvm/ADT/StringSet.h"
 
 using namespace clang::ast_matchers;
 
@@ -19,11 +20,13 @@ namespace clang::tidy::libtorch {
 
 static constexpr llvm::StringRef FunctionId = "function";
 static constexpr llvm::StringRef OptimizerId = "optimizer";
+static constexpr llvm::StringRef OptimizerFactoryId = "optimizer-factory";
 static constexpr llvm::StringRef AddGroupId = "add-param-group";
 static constexpr llvm::StringRef ClipId = "clip";
 static constexpr llvm::StringRef LoopId = "loop";
 static constexpr llvm::StringRef AssignId = "assign";
 static constexpr llvm::StringRef ModuleClassId = "module-class";
+static constexpr llvm::StringRef ContainerId = "container";
 static constexpr llvm::StringRef ParametersHeader = "<torchalias/parameters.h>";
 
 namespace {
@@ -74,8 +77,32 @@ bool mentions(const Stmt *S, const ValueDecl *Decl) {
     return false;
   if (const auto *Ref = dyn_cast<DeclRefExpr>(S); Ref && Ref->getDecl() == Decl)
     return true;
+  if (const auto *Member = dyn_cast<MemberExpr>(S);
+      Member && Member->getMemberDecl() == Decl)
+    return true;
   return llvm::any_of(S->children(),
                       [&](const Stmt *Child) { return mentions(Child, Decl); });
+}
+
+/// Whether S assigns a new handle to Decl (`target = Net(...)`).
+bool assigns(const Stmt *S, const ValueDecl *Decl) {
+  if (!S)
+    return false;
+  const Expr *Lhs = nullptr;
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S);
+      Op && Op->isAssignmentOp() && Op->getNumArgs() == 2)
+    Lhs = Op->getArg(0)->IgnoreImplicit();
+  else if (const auto *Binary = dyn_cast<BinaryOperator>(S);
+           Binary && Binary->isAssignmentOp())
+    Lhs = Binary->getLHS()->IgnoreImplicit();
+  if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(Lhs);
+      Ref && Ref->getDecl() == Decl)
+    return true;
+  if (const auto *Member = dyn_cast_or_null<MemberExpr>(Lhs);
+      Member && Member->getMemberDecl() == Decl)
+    return true;
+  return llvm::any_of(S->children(),
+                      [&](const Stmt *Child) { return assigns(Child, Decl); });
 }
 
 // Note [Overwriting is not an update]
@@ -181,6 +208,17 @@ static StatementMatcher sinkMatcher() {
       cxxConstructExpr(hasDeclaration(cxxConstructorDecl(ofClass(OptimizerClass))),
                        hasArgument(0, expr()))
           .bind(OptimizerId);
+  // `std::make_unique<torch::optim::SGD>(params, ...)` and make_shared: the
+  // arguments reach the optimizer's constructor unchanged. (`new SGD(...)`
+  // holds an OptimizerConstruction.)
+  auto OptimizerFactory =
+      callExpr(
+          callee(functionDecl(
+              hasAnyName("::std::make_unique", "::std::make_shared"),
+              hasTemplateArgument(0, refersToType(hasCanonicalType(
+                                         hasDeclaration(OptimizerClass)))))),
+          hasArgument(0, expr()))
+          .bind(OptimizerFactoryId);
   // `opt.add_param_group(group)`.
   auto AddParamGroup =
       cxxMemberCallExpr(callee(cxxMethodDecl(hasName("add_param_group"),
@@ -205,8 +243,15 @@ static StatementMatcher sinkMatcher() {
                           hasArgument(0, ignoringImplicit(memberExpr(
                                              member(fieldDecl())))))
           .bind(AssignId);
-  return findAll(stmt(anyOf(OptimizerConstruction, AddParamGroup, ClipGradNorm,
-                            UpdateLoop, MemberAssignment)));
+  // A local container of module handles, which may be filled with copies of
+  // one handle; reported only with WarnWithoutSink.
+  auto Container = declStmt(has(
+      varDecl(hasType(hasCanonicalType(hasDeclaration(cxxRecordDecl(hasAnyName(
+                  "::std::vector", "::std::deque", "::std::list"))))))
+          .bind(ContainerId)));
+  return findAll(
+      stmt(anyOf(OptimizerConstruction, OptimizerFactory, AddParamGroup,
+                 ClipGradNorm, UpdateLoop, MemberAssignment, Container)));
 }
 
 void SharedParameterUpdateCheck::registerMatchers(MatchFinder *Finder) {
@@ -245,7 +290,17 @@ void SharedParameterUpdateCheck::checkNode(const BoundNodes &Nodes,
     const CXXRecordDecl *Optimizer = Construct->getConstructor()->getParent();
     checkSink(Construct, Construct->getArg(0), SinkKind::Optimizer,
               Optimizer->getName(), Function, AST);
-  } else if (const auto *Call = Nodes.getNodeAs<CXXMemberCallExpr>(AddGroupId)) {
+  } else if (const auto *Factory =
+                 Nodes.getNodeAs<CallExpr>(OptimizerFactoryId)) {
+    const auto *Optimizer = Factory->getDirectCallee()
+                                ->getTemplateSpecializationArgs()
+                                ->get(0)
+                                .getAsType()
+                                ->getAsCXXRecordDecl();
+    checkSink(Factory, Factory->getArg(0), SinkKind::Optimizer,
+              Optimizer->getName(), Function, AST);
+  } else if (const auto *Call =
+                 Nodes.getNodeAs<CXXMemberCallExpr>(AddGroupId)) {
     checkSink(Call, Call->getArg(0), SinkKind::AddParamGroup, "add_param_group",
               Function, AST);
   } else if (const auto *Clip = Nodes.getNodeAs<CallExpr>(ClipId)) {
@@ -256,7 +311,34 @@ void SharedParameterUpdateCheck::checkNode(const BoundNodes &Nodes,
   } else if (const auto *Assign =
                  Nodes.getNodeAs<CXXOperatorCallExpr>(AssignId)) {
     checkMemberAssignment(Assign, Function, AST);
+  } else if (const auto *Var = Nodes.getNodeAs<VarDecl>(ContainerId);
+             Var && WarnWithoutSink) {
+    if (std::optional<ParameterSharingAnalysis::ContainerFill> Fill =
+            analysis(AST).containerFill(Var))
+      Fills.push_back(Fill->Site);
   }
+}
+
+/// What repairs a tie, for a sink whose list gets no de-duplicating fix-it.
+static std::string repairHint(const ParameterTie &Tie, bool ModuleLoop) {
+  using Kind = ParameterTie::Kind;
+  if (Tie.K == Kind::FilledElement)
+    return "; construct a separate module for each element";
+  std::string Hint = ModuleLoop ? "; loop over a de-duplicated parameter list"
+                                : "; de-duplicate the list "
+                                  "(torchalias::unique_parameters)";
+  switch (Tie.K) {
+  case Kind::SameTensor:
+    return Hint + " or register the tensor once";
+  case Kind::SameList:
+    return Hint + " or add the module's parameters once";
+  default:
+    return Hint + " or register the module once";
+  }
+}
+
+static const Expr *fillSiteOf(const ParameterTie &Tie) {
+  return Tie.First->FillSite ? Tie.First->FillSite : Tie.Second->FillSite;
 }
 
 void SharedParameterUpdateCheck::checkSink(const Expr *Sink, const Expr *ListExpr,
@@ -265,39 +347,57 @@ void SharedParameterUpdateCheck::checkSink(const Expr *Sink, const Expr *ListExp
                                            ASTContext &AST) {
   if (Sink->getBeginLoc().isMacroID())
     return;
+  bool ModuleLoop = Kind == SinkKind::ModuleLoop;
   std::optional<std::vector<ParameterEntry>> List =
-      analysis(AST).parameterList(ListExpr);
+      ModuleLoop ? analysis(AST).moduleLoopParameters(ListExpr)
+                 : analysis(AST).parameterList(ListExpr);
   if (!List)
     return;
   std::optional<ParameterTie> Tie = ParameterSharingAnalysis::firstTie(*List);
   if (!Tie) {
-    checkHolderCopy(Sink, ListExpr, Name, Function, AST);
+    if (!ModuleLoop)
+      checkHolderCopy(Sink, ListExpr, Name, Function, AST);
     return;
   }
+  // A filled container is repaired at the fill, once; any other list by
+  // de-duplicating it.
+  std::optional<FixItHint> Fix;
+  bool Filled = Tie->K == ParameterTie::Kind::FilledElement;
+  if (Filled && FixedFills.insert(fillSiteOf(*Tie)).second)
+    Fix = distinctConstruction(fillSiteOf(*Tie), AST);
+  else if (!Filled && Kind != SinkKind::UpdateLoop && !ModuleLoop)
+    Fix = deduplicate(ListExpr, AST);
+  std::string Hint =
+      Fix && !Filled ? std::string() : repairHint(*Tie, ModuleLoop);
   std::string Also = Tie->Parameter == Tie->OtherParameter
                          ? std::string()
                          : " (also as '" + Tie->OtherParameter + "')";
   std::string Parameter = nameOr(Tie->Parameter, "?");
   SourceLocation Loc = Sink->getExprLoc();
-  if (Kind == SinkKind::UpdateLoop) {
-    diag(Loc, "'%0' updates parameter '%1' in place twice per pass over the "
-              "list%2; the list holds it twice")
-        << Name << Parameter << Also;
-  } else {
-    unsigned Which = static_cast<unsigned>(Kind);
-    auto Diag = diag(Loc, "%select{'%0' is built from|'%0' is given|'%0' is "
-                          "given}3 a list that holds parameter '%1' twice%2; "
-                          "%select{each step() updates it twice|each step() "
-                          "updates it twice|the total norm counts it twice and "
-                          "its gradient is scaled twice}3")
-                << Name << Parameter << Also << Which;
-    if (std::optional<FixItHint> Fix = deduplicate(ListExpr, AST)) {
+  {
+    auto Diag =
+        Kind == SinkKind::UpdateLoop || ModuleLoop
+            ? diag(Loc,
+                   "'%0' updates parameter '%1' in place twice per pass "
+                   "over %select{the list|modules()}3%2; %select{the list "
+                   "holds it twice|the modules it visits hold it twice}3%4")
+            : diag(Loc, "%select{'%0' is built from|'%0' is given|'%0' is "
+                        "given}3 a list that holds parameter '%1' twice%2; "
+                        "%select{each step() updates it twice|each step() "
+                        "updates it twice|the total norm counts it twice and "
+                        "its gradient is scaled twice}3%4");
+    unsigned Which = Kind == SinkKind::UpdateLoop || ModuleLoop
+                         ? static_cast<unsigned>(ModuleLoop)
+                         : static_cast<unsigned>(Kind);
+    Diag << Name << Parameter << Also << Which << Hint;
+    if (Fix) {
       Diag << *Fix;
-      Diag << Includes.createIncludeInsertion(
-          AST.getSourceManager().getFileID(Sink->getBeginLoc()),
-          ParametersHeader);
+      if (!Filled)
+        Diag << Includes.createIncludeInsertion(
+            AST.getSourceManager().getFileID(Sink->getBeginLoc()),
+            ParametersHeader);
     }
-  }
+  } // The warning is emitted before its notes.
   addTieNotes(*Tie);
 }
 
@@ -321,6 +421,161 @@ SharedParameterUpdateCheck::deduplicate(const Expr *List, ASTContext &AST) {
   return FixItHint::CreateReplacement(
       CharSourceRange::getTokenRange(Written->getSourceRange()),
       "torchalias::unique_parameters(" + Text + ")");
+}
+
+namespace {
+/// Whether evaluating Value again constructs another module: a construction
+/// (`Linear(4, 4)`, `Net()`, `std::make_shared<NetImpl>()`) whose arguments
+/// are neither modules nor have side effects. A named handle (`shared`,
+/// `Linear(shared)`) evaluates to the same module every time.
+bool constructsFreshModule(const Expr *Value, const ASTContext &AST) {
+  const Expr *E = skipModuleHandleCopies(Value);
+  llvm::ArrayRef<const Expr *> Args;
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+    Args = llvm::ArrayRef(Construct->getArgs(), Construct->getNumArgs());
+  } else if (const auto *Call = dyn_cast<CallExpr>(E);
+             Call && Call->getDirectCallee() &&
+             Call->getDirectCallee()->isInStdNamespace() &&
+             Call->getDirectCallee()->getIdentifier() &&
+             Call->getDirectCallee()->getName() == "make_shared") {
+    Args = llvm::ArrayRef(Call->getArgs(), Call->getNumArgs());
+  } else {
+    return false;
+  }
+  return llvm::none_of(Args, [&](const Expr *Arg) {
+    return Arg->getType()->isNullPtrType() || moduleImplOf(Arg->getType()) ||
+           Arg->HasSideEffects(AST, /*IncludePossibleEffects=*/false);
+  });
+}
+
+/// Whether S, below Body, is a statement of a block: not the condition or
+/// initializer of another statement, where a loop cannot be inserted.
+bool isBlockStatement(const Stmt *Body,
+                      llvm::function_ref<bool(const Stmt *)> IsIt) {
+  if (!Body)
+    return false;
+  if (isa<CompoundStmt>(Body) && llvm::any_of(Body->children(), IsIt))
+    return true;
+  return llvm::any_of(Body->children(), [&](const Stmt *Child) {
+    return isBlockStatement(Child, IsIt);
+  });
+}
+
+/// The first of Candidates that is no word of Text.
+std::optional<std::string>
+unusedName(llvm::StringRef Text, llvm::ArrayRef<llvm::StringRef> Candidates) {
+  llvm::StringSet<> Used;
+  std::string Word;
+  for (char C : Text.str() + " ") {
+    if (isAlphanumeric(C) || C == '_') {
+      Word += C;
+      continue;
+    }
+    Used.insert(Word);
+    Word.clear();
+  }
+  for (llvm::StringRef Candidate : Candidates)
+    if (!Used.contains(Candidate))
+      return Candidate.str();
+  return std::nullopt;
+}
+} // namespace
+
+// Note [Distinct construction fix-it]
+// `std::vector<Linear> v(n, Linear(4, 4))` copies one handle n times. The fix
+// declares the container empty and constructs a module per element:
+//   std::vector<Linear> v;
+//   for (std::size_t i = 0, count = n; i < count; ++i)
+//     v.push_back(Linear(4, 4));
+// and `v.assign(n, Linear(4, 4))` becomes `v.clear();` and the same loop.
+// The count is evaluated once, before the loop, as the fill evaluated it
+// (a constant is used as it is), and converted to std::size_t as the
+// container's size_type would be. The loop's names are chosen among words
+// the count and the value do not use. Offered only where it is the same
+// program but for distinct modules: the value is a construction (see
+// constructsFreshModule), the container is a non-const local declared alone,
+// the fill is a statement of a block, and nothing is in a macro. The
+// container keeps its name and type, so its other uses stay valid.
+std::optional<FixItHint>
+SharedParameterUpdateCheck::distinctConstruction(const Expr *FillSite,
+                                                 ASTContext &AST) {
+  const ParameterSharingAnalysis::ContainerFill *Fill =
+      analysis(AST).fillAt(FillSite);
+  if (!Fill || !constructsFreshModule(Fill->Value, AST))
+    return std::nullopt;
+  const VarDecl *Var = Fill->Container;
+  const auto *Function =
+      dyn_cast_or_null<FunctionDecl>(Var->getParentFunctionOrMethod());
+  if (!Function || Var->getType().isConstQualified() || !Var->hasLocalStorage())
+    return std::nullopt;
+  bool Assign = isa<CXXMemberCallExpr>(FillSite);
+  bool InBlock = isBlockStatement(Function->getBody(), [&](const Stmt *S) {
+    if (Assign)
+      return isa<Expr>(S) && cast<Expr>(S)->IgnoreImplicit() == FillSite;
+    const auto *Decl = dyn_cast<DeclStmt>(S);
+    return Decl && Decl->isSingleDecl() && Decl->getSingleDecl() == Var;
+  });
+  if (!InBlock || (!Assign && Var->getInitStyle() != VarDecl::CallInit))
+    return std::nullopt;
+  SourceLocation Begin = Assign ? FillSite->getBeginLoc() : Var->getLocation();
+  SourceLocation End = FillSite->getEndLoc();
+  if (Begin.isMacroID() || End.isMacroID() ||
+      Fill->Value->getBeginLoc().isMacroID() ||
+      Fill->Count->getBeginLoc().isMacroID())
+    return std::nullopt;
+
+  const SourceManager &SM = AST.getSourceManager();
+  std::string Count = sourceText(Fill->Count, AST);
+  std::string Value = sourceText(Fill->Value, AST);
+  std::string Name = Var->getName().str();
+  std::string Words = Count + " " + Value;
+  std::optional<std::string> Index = unusedName(Words, {"i", "j", "k"});
+  std::optional<std::string> Bound = unusedName(Words, {"count", "n", "size"});
+  if (Count.empty() || Value.empty() || !Index || !Bound ||
+      !unusedName(Words, {Name}))
+    return std::nullopt;
+  std::string Header = "for (std::size_t " + *Index + " = 0";
+  if (Fill->Count->isIntegerConstantExpr(AST))
+    Header += "; " + *Index + " < " + Count;
+  else
+    Header += ", " + *Bound + " = " + Count + "; " + *Index + " < " + *Bound;
+  Header += "; ++" + *Index + ")";
+  std::string Indent =
+      Lexer::getIndentationForLine(Assign ? Begin : Var->getBeginLoc(), SM)
+          .str();
+  std::string Loop =
+      Header + "\n" + Indent + "  " + Name + ".push_back(" + Value + ")";
+  // The statement's own `;` ends the loop's body.
+  SourceLocation AfterEnd =
+      Lexer::getLocForEndOfToken(End, 0, SM, AST.getLangOpts());
+  if (Assign)
+    return FixItHint::CreateReplacement(
+        CharSourceRange::getCharRange(Begin, AfterEnd),
+        Name + ".clear();\n" + Indent + Loop);
+  return FixItHint::CreateReplacement(
+      CharSourceRange::getCharRange(
+          Lexer::getLocForEndOfToken(Begin, 0, SM, AST.getLangOpts()),
+          AfterEnd),
+      ";\n" + Indent + Loop);
+}
+
+void SharedParameterUpdateCheck::reportFill(const Expr *FillSite,
+                                            ASTContext &AST) {
+  const ParameterSharingAnalysis::ContainerFill *Fill =
+      analysis(AST).fillAt(FillSite);
+  if (!Fill || NotedSites.count(FillSite) ||
+      FillSite->getBeginLoc().isMacroID() ||
+      !analysis(AST).moduleValue(Fill->Value))
+    return;
+  auto Diag = diag(FillSite->getExprLoc(),
+                   "every element of '%0' is a handle to one module; an "
+                   "optimizer built from the elements' parameters would "
+                   "update it once per element; construct a separate module "
+                   "for each element")
+              << Fill->Container->getName();
+  if (FixedFills.insert(FillSite).second)
+    if (std::optional<FixItHint> Fix = distinctConstruction(FillSite, AST))
+      Diag << *Fix;
 }
 
 /// The name a step gives its object: the registered name, or for the call
@@ -374,11 +629,19 @@ void SharedParameterUpdateCheck::addTieNotes(const ParameterTie &Tie) {
         << Tie.Registration->Name;
     return;
   case Kind::FilledElement: {
-    const Expr *Fill = First.FillSite ? First.FillSite : Second.FillSite;
+    const Expr *Fill = fillSiteOf(Tie);
     NotedSites.insert(Fill);
+    // A named handle says which module; re-evaluating it gives no new one.
+    const ParameterSharingAnalysis::ContainerFill *Filled =
+        Analysis->fillAt(Fill);
+    const Expr *Value =
+        Filled ? skipModuleHandleCopies(Filled->Value) : nullptr;
+    bool Named = isa_and_nonnull<DeclRefExpr, MemberExpr>(Value);
     diag(Fill->getExprLoc(),
-         "every element of this container is a handle to one module",
-         DiagnosticIDs::Note);
+         "every element of this container is a handle to %select{one module|"
+         "'%1'}0",
+         DiagnosticIDs::Note)
+        << Named << (Named ? sourceText(Value, AST) : std::string());
     diag(First.Site->getExprLoc(), "%select{each element is|its elements are}0 "
                                    "registered here",
          DiagnosticIDs::Note)
@@ -411,11 +674,14 @@ void SharedParameterUpdateCheck::checkUpdateLoop(const Stmt *Loop,
           const Expr *Target = writtenParameter(Tensor->Args[Position], Ops);
           const Expr *List = nullptr;
           const ValueDecl *Parameter = nullptr;
+          SinkKind Kind = SinkKind::UpdateLoop;
           if (RangeFor) {
             const auto *Ref = dyn_cast_or_null<DeclRefExpr>(Target);
             if (Ref && Ref->getDecl() == RangeFor->getLoopVariable()) {
               List = RangeFor->getRangeInit();
               Parameter = Ref->getDecl();
+              if (analysis(AST).moduleLoopParameters(List))
+                Kind = SinkKind::ModuleLoop;
             }
           } else if (const auto *Index =
                          dyn_cast_or_null<CXXOperatorCallExpr>(Target);
@@ -428,8 +694,7 @@ void SharedParameterUpdateCheck::checkUpdateLoop(const Stmt *Loop,
           }
           if (!List || !Parameter || isOverwrite(*Tensor, Ops, Parameter))
             continue;
-          checkSink(Call, List, SinkKind::UpdateLoop, Tensor->Spelling,
-                    Function, AST);
+          checkSink(Call, List, Kind, Tensor->Spelling, Function, AST);
           return true;
         }
       }
@@ -440,19 +705,25 @@ void SharedParameterUpdateCheck::checkUpdateLoop(const Stmt *Loop,
 }
 
 // Note [Clone fix-it]
-// `auto target = online;` copies a shared_ptr. The fix replaces the
-// initializer with a deep copy of the module: `clone()` (offered only when
-// the module class is Cloneable, since Module::clone() throws otherwise),
-// cast back to the module's type, or torchalias::deep_clone, which does the
-// same and keeps the holder's type. Only for `=` initialisation outside
-// macros.
+// `auto target = online;` copies a shared_ptr. The fix replaces the copied
+// handle with a deep copy of the module: `clone()` (offered only when the
+// module class is Cloneable, since Module::clone() throws otherwise), cast
+// back to the module's type, or torchalias::deep_clone, which does the same
+// and keeps the holder's type. For `=` initialisation the cast is wrapped in
+// the holder's type; a member initializer (`target(online)`) initialises
+// directly, so the cast alone will do. Not inside macros.
 std::optional<FixItHint>
-SharedParameterUpdateCheck::cloneAtCopy(const VarDecl *Copy, ASTContext &AST) {
-  const Expr *Init = Copy->getInit()->IgnoreImplicit();
-  const CXXRecordDecl *Impl = moduleImplOf(Copy->getType());
-  const CXXRecordDecl *Holder = Copy->getType()->getAsCXXRecordDecl();
-  if (Copy->getInitStyle() != VarDecl::CInit || !Holder || !Impl ||
-      Init->getBeginLoc().isMacroID() || Init->getEndLoc().isMacroID())
+SharedParameterUpdateCheck::cloneAtCopy(const Expr *Init, QualType Type,
+                                        bool DirectInit, ASTContext &AST) {
+  const CXXRecordDecl *Impl = moduleImplOf(Type);
+  const CXXRecordDecl *Holder = Type->getAsCXXRecordDecl();
+  // The copied handle: `online` in `auto target = online` or `target(online)`.
+  const Expr *Source = Init->IgnoreImplicit();
+  if (const auto *Copy = dyn_cast<CXXConstructExpr>(Source);
+      Copy && Copy->getNumArgs() == 1)
+    Source = Copy->getArg(0)->IgnoreImplicit();
+  if (!Holder || !Impl || Source->getBeginLoc().isMacroID() ||
+      Source->getEndLoc().isMacroID())
     return std::nullopt;
   bool Cloneable = llvm::any_of(Impl->bases(), [](const CXXBaseSpecifier &B) {
     const CXXRecordDecl *Base = B.getType()->getAsCXXRecordDecl();
@@ -461,22 +732,183 @@ SharedParameterUpdateCheck::cloneAtCopy(const VarDecl *Copy, ASTContext &AST) {
   });
   if (!Cloneable)
     return std::nullopt;
-  std::string Source = sourceText(Init, AST);
+  std::string Text = sourceText(Source, AST);
   std::string Cast = "std::dynamic_pointer_cast<" +
-                     Impl->getQualifiedNameAsString() + ">(" + Source +
+                     Impl->getQualifiedNameAsString() + ">(" + Text +
                      "->clone())";
   std::string Replacement;
-  bool IsHolder = isModuleHolderType(Copy->getType());
-  if (IsolationHelper == "torchalias" && IsHolder)
-    Replacement = "torchalias::deep_clone(" + Source + ")";
-  else if (IsHolder && !isa<ClassTemplateSpecializationDecl>(Holder))
-    Replacement = Holder->getQualifiedNameAsString() + "(" + Cast + ")";
-  else if (!IsHolder)
+  bool IsHolder = isModuleHolderType(Type);
+  if (IsolationHelper == "torchalias" && IsHolder &&
+      isModuleHolderType(Source->getType()))
+    Replacement = "torchalias::deep_clone(" + Text + ")";
+  else if (DirectInit || !IsHolder)
     Replacement = Cast;
-  if (Source.empty() || Replacement.empty())
+  else if (!isa<ClassTemplateSpecializationDecl>(Holder))
+    Replacement = Holder->getQualifiedNameAsString() + "(" + Cast + ")";
+  if (Text.empty() || Replacement.empty())
     return std::nullopt;
   return FixItHint::CreateReplacement(
-      CharSourceRange::getTokenRange(Init->getSourceRange()), Replacement);
+      CharSourceRange::getTokenRange(Source->getSourceRange()), Replacement);
+}
+
+void SharedParameterUpdateCheck::reportHolderCopy(
+    const Expr *Sink, llvm::StringRef Name, llvm::StringRef Original,
+    llvm::StringRef Copy, llvm::StringRef Via, SourceLocation CopySite,
+    std::optional<FixItHint> Fix, ASTContext &AST) {
+  {
+    auto Diag =
+        diag(Sink->getExprLoc(),
+             "'%0' updates the parameters of '%1', and '%2' is a copy of its "
+             "ModuleHolder, not of the module: '%2' changes with every update")
+        << Name << Original << Copy;
+    if (Fix) {
+      Diag << *Fix;
+      if (llvm::StringRef(Fix->CodeToInsert).starts_with("torchalias::"))
+        Diag << Includes.createIncludeInsertion(
+            AST.getSourceManager().getFileID(Fix->RemoveRange.getBegin()),
+            ParametersHeader);
+    }
+  } // The warning is emitted before its note.
+  diag(CopySite,
+       "'%0' shares the module of '%1' from here%select{|: both are "
+       "copies of '%3'}2",
+       DiagnosticIDs::Note)
+      << Copy << Original << !Via.empty() << Via;
+}
+
+namespace {
+// Note [Used after the update]
+// A copy of a ModuleHolder is a mistake when one handle is updated and the
+// other is then used as if it were a model of its own. The analysis is
+// flow-insensitive; it orders uses by their place in the function: a use
+// after the sink counts, and so does a use anywhere in a loop that holds the
+// sink, which the next iteration reaches after it. Branches are not told
+// apart.
+class UsesAfterSink {
+public:
+  UsesAfterSink(const Stmt *Body, const Expr *Sink, const SourceManager &SM)
+      : Sink(Sink), SM(SM) {
+    findLoops(Body);
+  }
+  bool isAfter(const Expr *Use) const {
+    return SM.isBeforeInTranslationUnit(Sink->getEndLoc(),
+                                        Use->getBeginLoc()) ||
+           llvm::any_of(Loops, [&](const Stmt *Loop) {
+             return containsExpr(Loop, Use);
+           });
+  }
+
+private:
+  void findLoops(const Stmt *S) {
+    if (!S || !containsExpr(S, Sink))
+      return;
+    if (isa<ForStmt, CXXForRangeStmt, WhileStmt, DoStmt>(S))
+      Loops.push_back(S);
+    for (const Stmt *Child : S->children())
+      findLoops(Child);
+  }
+  const Expr *Sink;
+  const SourceManager &SM;
+  llvm::SmallVector<const Stmt *, 4> Loops;
+};
+
+/// The handle a member initializer copies: a variable, a parameter or
+/// another member of `this`.
+const ValueDecl *copiedHandle(const CXXCtorInitializer *Init) {
+  if (!Init || !Init->isMemberInitializer() || !Init->getInit())
+    return nullptr;
+  const Expr *E = skipModuleHandleCopies(Init->getInit());
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+    return Ref->getDecl();
+  if (const auto *Member = dyn_cast<MemberExpr>(E);
+      Member && isa<CXXThisExpr>(Member->getBase()->IgnoreImplicit()))
+    return Member->getMemberDecl();
+  return nullptr;
+}
+
+bool isModuleHandleMember(const FieldDecl *Field) {
+  return Field && !Field->getType()->isReferenceType() &&
+         moduleImplOf(Field->getType()) &&
+         !isModuleClass(Field->getType()->getAsCXXRecordDecl());
+}
+
+/// Two module members that a constructor initialises with one handle:
+/// `target(online)`, or `online(n), target(n)`.
+struct MemberCopy {
+  const FieldDecl *Copy = nullptr, *Original = nullptr;
+  const CXXCtorInitializer *CopyInit = nullptr;
+  const ValueDecl *Via = nullptr; ///< `n`, when both copy a third handle.
+};
+
+std::optional<MemberCopy> findMemberCopy(const FieldDecl *Updated) {
+  const auto *Record = dyn_cast<CXXRecordDecl>(Updated->getParent());
+  if (!Record || !isModuleHandleMember(Updated))
+    return std::nullopt;
+  for (const CXXConstructorDecl *Ctor : Record->ctors()) {
+    const FunctionDecl *Definition = nullptr;
+    if (Ctor->isImplicit() || !Ctor->hasBody(Definition))
+      continue;
+    const auto *Defined = cast<CXXConstructorDecl>(Definition);
+    // A member given a handle of its own in the body is no copy.
+    auto Reassigned = [&](const FieldDecl *Field) {
+      return assigns(Defined->getBody(), Field);
+    };
+    const CXXCtorInitializer *UpdatedInit = nullptr;
+    for (const CXXCtorInitializer *Init : Defined->inits())
+      if (Init->getMember() == Updated)
+        UpdatedInit = Init;
+    const ValueDecl *UpdatedSource = copiedHandle(UpdatedInit);
+    for (const CXXCtorInitializer *Init : Defined->inits()) {
+      const FieldDecl *Other = Init->getMember();
+      if (Other == Updated || !isModuleHandleMember(Other) ||
+          Reassigned(Other) || Reassigned(Updated))
+        continue;
+      const ValueDecl *OtherSource = copiedHandle(Init);
+      if (OtherSource == Updated)
+        return MemberCopy{Other, Updated, Init, nullptr};
+      if (UpdatedSource == Other)
+        return MemberCopy{Updated, Other, UpdatedInit, nullptr};
+      if (UpdatedSource && OtherSource == UpdatedSource)
+        return MemberCopy{Other, Updated, Init, UpdatedSource};
+    }
+  }
+  return std::nullopt;
+}
+} // namespace
+
+bool SharedParameterUpdateCheck::checkMemberCopy(const Expr *Sink,
+                                                 const MemberExpr *Updated,
+                                                 llvm::StringRef Name,
+                                                 const FunctionDecl *Function,
+                                                 ASTContext &AST) {
+  const auto *Field = dyn_cast<FieldDecl>(Updated->getMemberDecl());
+  std::optional<MemberCopy> Copy = Field ? findMemberCopy(Field) : std::nullopt;
+  if (!Copy)
+    return false;
+  // The other member must be used: after the sink in this function (Note
+  // [Used after the update]), or in another method of the class.
+  const FieldDecl *Other = Copy->Copy == Field ? Copy->Original : Copy->Copy;
+  HolderCopyFinder Finder;
+  Finder.TraverseStmt(const_cast<Stmt *>(Function->getBody()));
+  UsesAfterSink After(Function->getBody(), Sink, AST.getSourceManager());
+  bool Used = llvm::any_of(Finder.References.lookup(Other),
+                           [&](const Expr *Use) { return After.isAfter(Use); });
+  for (const CXXMethodDecl *Method :
+       cast<CXXRecordDecl>(Field->getParent())->methods()) {
+    const FunctionDecl *Definition = nullptr;
+    if (!Used && Method->hasBody(Definition) &&
+        Definition->getCanonicalDecl() != Function->getCanonicalDecl())
+      Used = mentions(Definition->getBody(), Other);
+  }
+  if (!Used)
+    return false;
+  reportHolderCopy(Sink, Name, Copy->Original->getName(), Copy->Copy->getName(),
+                   Copy->Via ? Copy->Via->getName() : llvm::StringRef(),
+                   Copy->CopyInit->getSourceLocation(),
+                   cloneAtCopy(Copy->CopyInit->getInit(), Copy->Copy->getType(),
+                               /*DirectInit=*/true, AST),
+                   AST);
+  return true;
 }
 
 bool SharedParameterUpdateCheck::checkHolderCopy(const Expr *Sink,
@@ -490,6 +922,14 @@ bool SharedParameterUpdateCheck::checkHolderCopy(const Expr *Sink,
       analysis(AST).parameterList(ListExpr);
   if (!List)
     return false;
+  // The handle the list is taken from: `online` in `online->parameters()`.
+  const Expr *Listed = nullptr;
+  if (const auto *Call = dyn_cast<CXXMemberCallExpr>(skipModuleHandleCopies(
+          List->empty() ? ListExpr : List->front().Route.front().Site)))
+    Listed = skipModuleHandleCopies(Call->getImplicitObjectArgument());
+  if (const auto *Member = dyn_cast_or_null<MemberExpr>(Listed))
+    if (checkMemberCopy(Sink, Member, Name, Function, AST))
+      return true;
   ObjectKey Updated;
   if (!List->empty())
     Updated = List->front().Route.front().Object;
@@ -500,39 +940,42 @@ bool SharedParameterUpdateCheck::checkHolderCopy(const Expr *Sink,
       Updated = Module->Identity;
   if (!Updated.known())
     return false;
+  const auto *ListedRef = dyn_cast_or_null<DeclRefExpr>(Listed);
+  const ValueDecl *Named = ListedRef ? ListedRef->getDecl() : nullptr;
   HolderCopyFinder Finder;
   Finder.TraverseStmt(const_cast<Stmt *>(Function->getBody()));
+  UsesAfterSink After(Function->getBody(), Sink, AST.getSourceManager());
   for (const HolderCopy &Copy : Finder.Copies) {
     std::optional<ModuleValue> Original =
         analysis(AST).moduleValue(skipModuleHandleCopies(Copy.Copy->getInit()));
     if (!Original || !(Original->Identity == Updated))
       continue;
     // Both handles must be used apart from the copy itself: one is updated,
-    // the other read as if it were an independent model.
+    // the other read as if it were an independent model, after the update
+    // (Note [Used after the update]).
     auto UsedElsewhere = [&](const ValueDecl *Decl) {
       return llvm::any_of(Finder.References.lookup(Decl), [&](const Expr *Ref) {
         return !containsExpr(Copy.Copy->getInit(), Ref);
       });
     };
-    if (!UsedElsewhere(Copy.Copy) || !UsedElsewhere(Copy.Original))
+    auto UsedAfter = [&](const ValueDecl *Decl) {
+      return llvm::any_of(Finder.References.lookup(Decl),
+                          [&](const Expr *Ref) { return After.isAfter(Ref); });
+    };
+    bool OtherUsedAfter =
+        Named == Copy.Copy ? UsedAfter(Copy.Original)
+        : Named == Copy.Original
+            ? UsedAfter(Copy.Copy)
+            : UsedAfter(Copy.Copy) || UsedAfter(Copy.Original);
+    if (!UsedElsewhere(Copy.Copy) || !UsedElsewhere(Copy.Original) ||
+        !OtherUsedAfter || assigns(Function->getBody(), Copy.Copy))
       continue;
-    {
-    auto Diag =
-        diag(Sink->getExprLoc(),
-             "'%0' updates the parameters of '%1', and '%2' is a copy of its "
-             "ModuleHolder, not of the module: '%2' changes with every update")
-        << Name << Copy.Original->getName() << Copy.Copy->getName();
-    if (std::optional<FixItHint> Fix = cloneAtCopy(Copy.Copy, AST)) {
-      Diag << *Fix;
-      if (llvm::StringRef(Fix->CodeToInsert).starts_with("torchalias::"))
-        Diag << Includes.createIncludeInsertion(
-            AST.getSourceManager().getFileID(Copy.Copy->getBeginLoc()),
-            ParametersHeader);
-    }
-    } // The warning is emitted before its note.
-    diag(Copy.Copy->getInit()->getExprLoc(),
-         "'%0' shares the module of '%1' from here", DiagnosticIDs::Note)
-        << Copy.Copy->getName() << Copy.Original->getName();
+    std::optional<FixItHint> Fix;
+    if (Copy.Copy->getInitStyle() == VarDecl::CInit)
+      Fix = cloneAtCopy(Copy.Copy->getInit(), Copy.Copy->getType(),
+                        /*DirectInit=*/false, AST);
+    reportHolderCopy(Sink, Name, Copy.Original->getName(), Copy.Copy->getName(),
+                     "", Copy.Copy->getInit()->getExprLoc(), Fix, AST);
     return true;
   }
   return false;
@@ -599,10 +1042,15 @@ void SharedParameterUpdateCheck::checkModuleClass(const CXXRecordDecl *Impl,
 
 void SharedParameterUpdateCheck::onEndOfTranslationUnit() {
   AliasCheckBase::onEndOfTranslationUnit();
-  if (Analysis)
+  if (Analysis) {
     for (const CXXRecordDecl *Impl : ModuleClasses)
       checkModuleClass(Impl, Analysis->ast());
+    for (const Expr *Fill : Fills)
+      reportFill(Fill, Analysis->ast());
+  }
   ModuleClasses.clear();
+  Fills.clear();
+  FixedFills.clear();
   NotedSites.clear();
   Analysis.reset();
 }

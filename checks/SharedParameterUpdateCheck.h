@@ -35,7 +35,13 @@ public:
   void onEndOfTranslationUnit() override;
 
 private:
-  enum class SinkKind { Optimizer, AddParamGroup, ClipGradNorm, UpdateLoop };
+  enum class SinkKind {
+    Optimizer,
+    AddParamGroup,
+    ClipGradNorm,
+    UpdateLoop,
+    ModuleLoop ///< An update loop nested in a loop over modules().
+  };
   ParameterSharingAnalysis &analysis(ASTContext &AST);
   void checkNode(const ast_matchers::BoundNodes &Nodes,
                  const FunctionDecl *Function, ASTContext &AST);
@@ -47,7 +53,18 @@ private:
   bool checkHolderCopy(const Expr *Sink, const Expr *List,
                        llvm::StringRef Name, const FunctionDecl *Function,
                        ASTContext &AST);
-  std::optional<FixItHint> cloneAtCopy(const VarDecl *Copy, ASTContext &AST);
+  bool checkMemberCopy(const Expr *Sink, const MemberExpr *Updated,
+                       llvm::StringRef Name, const FunctionDecl *Function,
+                       ASTContext &AST);
+  void reportHolderCopy(const Expr *Sink, llvm::StringRef Name,
+                        llvm::StringRef Original, llvm::StringRef Copy,
+                        llvm::StringRef Via, SourceLocation CopySite,
+                        std::optional<FixItHint> Fix, ASTContext &AST);
+  std::optional<FixItHint> cloneAtCopy(const Expr *Init, QualType Type,
+                                       bool DirectInit, ASTContext &AST);
+  std::optional<FixItHint> distinctConstruction(const Expr *FillSite,
+                                                ASTContext &AST);
+  void reportFill(const Expr *FillSite, ASTContext &AST);
   void checkMemberAssignment(const CXXOperatorCallExpr *Assign,
                              const FunctionDecl *Function, ASTContext &AST);
   void checkModuleClass(const CXXRecordDecl *Impl, ASTContext &AST);
@@ -60,6 +77,11 @@ private:
   std::unique_ptr<ParameterSharingAnalysis> Analysis;
   llvm::DenseSet<const Expr *> NotedSites;
   llvm::SmallVector<const CXXRecordDecl *, 4> ModuleClasses;
+  /// Fill constructions seen with WarnWithoutSink, reported at the end of
+  /// the translation unit unless a sink noted them.
+  llvm::SmallVector<const Expr *, 4> Fills;
+  /// Fills that already carry a fix-it.
+  llvm::DenseSet<const Expr *> FixedFills;
 };
 
 } // namespace clang::tidy::libtorch

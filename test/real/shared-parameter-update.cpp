@@ -17,7 +17,7 @@ TORCH_MODULE(TiedLM);
 void PositiveTiedEmbedding() {
   TiedLM model;
   torch::optim::Adam opt(model->parameters(), torch::optim::AdamOptions(1e-3));
-  // CHECK-MESSAGES: :[[@LINE-1]]:22: warning: 'Adam' is built from a list that holds parameter 'emb.weight' twice (also as 'out_weight'); each step() updates it twice [libtorch-shared-parameter-update]
+  // CHECK-MESSAGES: :[[@LINE-1]]:22: warning: 'Adam' is built from a list that holds parameter 'emb.weight' twice (also as 'out_weight'); each step() updates it twice; de-duplicate the list (torchalias::unique_parameters) or register the tensor once [libtorch-shared-parameter-update]
 }
 
 void PositiveDuplicatedList(torch::nn::Linear &enc, torch::nn::Linear &dec) {
@@ -29,8 +29,12 @@ void PositiveDuplicatedList(torch::nn::Linear &enc, torch::nn::Linear &dec) {
   torch::optim::SGD ok(dec->parameters(), torch::optim::SGDOptions(0.1));
 }
 
+// The fixed file is parsed again against the real headers.
 void PositiveVectorFill() {
   std::vector<torch::nn::Linear> layers(3, torch::nn::Linear(4, 4));
+  // CHECK-FIXES: {{^}}  std::vector<torch::nn::Linear> layers;{{$}}
+  // CHECK-FIXES-NEXT: {{^}}  for (std::size_t i = 0; i < 3; ++i){{$}}
+  // CHECK-FIXES-NEXT: {{^}}    layers.push_back(torch::nn::Linear(4, 4));{{$}}
   torch::nn::Sequential stack;
   for (auto &layer : layers)
     stack->push_back(layer);
@@ -38,6 +42,25 @@ void PositiveVectorFill() {
   // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'SGD' is built from a list that holds parameter '0.weight' twice; each step() updates it twice
   torch::nn::utils::clip_grad_norm_(stack->parameters(), 1.0);
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'clip_grad_norm_' is given a list that holds parameter '0.weight' twice; the total norm counts it twice and its gradient is scaled twice
+}
+
+struct TowerImpl : torch::nn::Module {
+  explicit TowerImpl(int64_t n) {
+    std::vector<torch::nn::Linear> layers;
+    layers.assign(n, torch::nn::Linear(8, 8));
+    // CHECK-FIXES: {{^}}    layers.clear();{{$}}
+    // CHECK-FIXES-NEXT: {{^}}    for (std::size_t i = 0, count = n; i < count; ++i){{$}}
+    // CHECK-FIXES-NEXT: {{^}}      layers.push_back(torch::nn::Linear(8, 8));{{$}}
+    for (size_t i = 0; i < layers.size(); ++i)
+      register_module("layer" + std::to_string(i), layers[i]);
+  }
+};
+
+void PositiveAssignFill() {
+  auto tower = std::make_shared<TowerImpl>(4);
+  auto opt = std::make_unique<torch::optim::SGD>(tower->parameters(),
+                                                 torch::optim::SGDOptions(0.1));
+  // CHECK-MESSAGES: :[[@LINE-2]]:14: warning: 'SGD' is built from a list that holds parameter '"layer" + std::to_string(i).weight' twice; each step() updates it twice; construct a separate module for each element
 }
 
 void PositiveHolderCopy(const torch::Tensor &x) {
@@ -48,6 +71,19 @@ void PositiveHolderCopy(const torch::Tensor &x) {
   // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'SGD' updates the parameters of 'online', and 'target' is a copy of its ModuleHolder, not of the module: 'target' changes with every update
   target(x);
 }
+
+// A target network as a by-value member initialised from the online one.
+struct Agent {
+  explicit Agent(const torch::nn::Linear &net) : online(net), target(net) {}
+  // CHECK-FIXES: explicit Agent(const torch::nn::Linear &net) : online(net), target(std::dynamic_pointer_cast<torch::nn::LinearImpl>(net->clone())) {}
+  void learn() {
+    for (auto &p : online->parameters())
+      p.data().sub_(p.grad(), 0.01);
+    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'sub_' updates the parameters of 'online', and 'target' is a copy of its ModuleHolder, not of the module: 'target' changes with every update
+  }
+  torch::Tensor act(const torch::Tensor &x) { return target(x); }
+  torch::nn::Linear online, target;
+};
 
 void PositiveMemberAssignment(torch::nn::Linear &lin, torch::nn::Embedding &emb) {
   lin->weight = emb->weight;

@@ -25,11 +25,45 @@ void PositiveTargetNetwork(const torch::Tensor &x) {
 void PositiveEmaLoop(torch::nn::Linear online) {
   torch::nn::Linear ema = online;
   // CHECK-FIXES: torch::nn::Linear ema = torch::nn::Linear(std::dynamic_pointer_cast<torch::nn::LinearImpl>(online->clone()));
-  online->forward(torch::ones({4}));
   for (auto &p : ema->parameters())
     p.mul_(0.99);
   // CHECK-NOTES: :[[@LINE-1]]:7: warning: 'mul_' updates the parameters of 'online', and 'ema' is a copy of its ModuleHolder, not of the module: 'ema' changes with every update
-  // CHECK-NOTES: :[[@LINE-6]]:27: note: 'ema' shares the module of 'online' from here
+  // CHECK-NOTES: :[[@LINE-5]]:27: note: 'ema' shares the module of 'online' from here
+  online->forward(torch::ones({4}));
+}
+
+// Within a training loop, a use before the update comes after it on the
+// next iteration.
+void PositiveUseEarlierInLoop(const torch::Tensor &x) {
+  Net online;
+  auto target = online;
+  // CHECK-FIXES: auto target = Net(std::dynamic_pointer_cast<NetImpl>(online->clone()));
+  for (int step = 0; step < 10; ++step) {
+    target->forward(x);
+    for (auto &p : online->parameters())
+      p.sub_(p.grad());
+    // CHECK-NOTES: :[[@LINE-1]]:9: warning: 'sub_' updates the parameters of 'online', and 'target' is a copy of its ModuleHolder, not of the module: 'target' changes with every update
+    // CHECK-NOTES: :[[@LINE-7]]:17: note: 'target' shares the module of 'online' from here
+  }
+}
+
+// The copy is given a module of its own before it is used.
+void NegativeReassignedCopy(const torch::Tensor &x) {
+  Net online;
+  auto target = online;
+  target = Net(std::dynamic_pointer_cast<NetImpl>(online->clone()));
+  torch::optim::SGD opt(online->parameters(), torch::optim::SGDOptions(0.1));
+  target->forward(x);
+}
+
+// The other handle is only read before the update: nothing sees a changed
+// module through it.
+void NegativeUsedOnlyBefore(const torch::Tensor &x) {
+  Net online;
+  auto target = online;
+  target->forward(x);
+  torch::optim::SGD opt(online->parameters(), torch::optim::SGDOptions(0.1));
+  opt.step();
 }
 
 // Deep copies and separately built models are independent.
@@ -54,12 +88,69 @@ void NegativeRename() {
   torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.1));
 }
 
-// FIXME: should warn: a by-value member initialised from another model.
+// By-value members initialised from one model are two handles to it.
 struct Agent {
   explicit Agent(Net net) : online(net), target(net) {}
+  // CHECK-FIXES: explicit Agent(Net net) : online(net), target(std::dynamic_pointer_cast<NetImpl>(net->clone())) {}
+  void train() {
+    torch::optim::SGD opt(online->parameters(), torch::optim::SGDOptions(0.1));
+    // CHECK-NOTES: :[[@LINE-1]]:23: warning: 'SGD' updates the parameters of 'online', and 'target' is a copy of its ModuleHolder, not of the module: 'target' changes with every update
+    // CHECK-NOTES: :[[@LINE-5]]:42: note: 'target' shares the module of 'online' from here: both are copies of 'net'
+    target->forward(torch::ones({4}));
+  }
+  Net online, target;
+};
+
+// The update and the use in two methods; the copy made from the member.
+struct TargetFromOnline {
+  explicit TargetFromOnline(const Net &net) : online(net), target(online) {}
+  // CHECK-FIXES: explicit TargetFromOnline(const Net &net) : online(net), target(std::dynamic_pointer_cast<NetImpl>(online->clone())) {}
+  void update() {
+    for (auto &p : online->parameters())
+      p.sub_(p.grad());
+    // CHECK-NOTES: :[[@LINE-1]]:9: warning: 'sub_' updates the parameters of 'online', and 'target' is a copy of its ModuleHolder, not of the module: 'target' changes with every update
+    // CHECK-NOTES: :[[@LINE-6]]:60: note: 'target' shares the module of 'online' from here
+  }
+  torch::Tensor act(const torch::Tensor &x) { return target->forward(x); }
+  Net online, target;
+};
+
+// A deep copy, and two separately constructed models.
+struct ClonedAgent {
+  explicit ClonedAgent(Net net)
+      : online(net), target(std::dynamic_pointer_cast<NetImpl>(net->clone())) {}
   void train() {
     torch::optim::SGD opt(online->parameters(), torch::optim::SGDOptions(0.1));
     target->forward(torch::ones({4}));
   }
   Net online, target;
+};
+
+struct SeparateAgent {
+  SeparateAgent() : online(Net()), target(Net()) {}
+  void train() {
+    torch::optim::SGD opt(online->parameters(), torch::optim::SGDOptions(0.1));
+    target->forward(torch::ones({4}));
+  }
+  Net online, target;
+};
+
+struct ReassignedAgent {
+  explicit ReassignedAgent(Net net) : online(net), target(net) {
+    target = Net(std::dynamic_pointer_cast<NetImpl>(net->clone()));
+  }
+  void train() {
+    torch::optim::SGD opt(online->parameters(), torch::optim::SGDOptions(0.1));
+    target->forward(torch::ones({4}));
+  }
+  Net online, target;
+};
+
+// The second member is never used: nothing treats it as a model.
+struct UnusedCopy {
+  explicit UnusedCopy(Net net) : online(net), spare(net) {}
+  void train() {
+    torch::optim::SGD opt(online->parameters(), torch::optim::SGDOptions(0.1));
+  }
+  Net online, spare;
 };

@@ -1,4 +1,8 @@
 // RUN: %check_clang_tidy %s libtorch-shared-parameter-update %t -- -- %mock_torch
+// A sink that reports a sharing source leaves nothing for WarnWithoutSink:
+// RUN: %check_clang_tidy %s libtorch-shared-parameter-update %t-warn -- \
+// RUN:   -config='{CheckOptions: {libtorch-shared-parameter-update.WarnWithoutSink: true}}' \
+// RUN:   -- %mock_torch
 
 #include <torch/torch.h>
 
@@ -90,22 +94,97 @@ void PositiveParentAndChild() {
   // CHECK-NOTES: :[[@LINE-5]]:26: note: and here
 }
 
-// Fill construction: n handles to one module.
+// Fill construction: n handles to one module. The fix constructs a module
+// per element.
 void PositiveVectorFill() {
   std::vector<torch::nn::Linear> layers(3, torch::nn::Linear(4, 4));
+  // CHECK-FIXES: {{^}}  std::vector<torch::nn::Linear> layers;{{$}}
+  // CHECK-FIXES-NEXT: {{^}}  for (std::size_t i = 0; i < 3; ++i){{$}}
+  // CHECK-FIXES-NEXT: {{^}}    layers.push_back(torch::nn::Linear(4, 4));{{$}}
   torch::nn::Sequential stack;
   for (auto &layer : layers)
     stack->push_back(layer);
   torch::optim::SGD opt(stack->parameters(), torch::optim::SGDOptions(0.1));
-  // CHECK-NOTES: :[[@LINE-1]]:21: warning: 'SGD' is built from a list that holds parameter '0.weight' twice; each step() updates it twice
-  // CHECK-NOTES: :[[@LINE-6]]:34: note: every element of this container is a handle to one module
+  // CHECK-NOTES: :[[@LINE-1]]:21: warning: 'SGD' is built from a list that holds parameter '0.weight' twice; each step() updates it twice; construct a separate module for each element [libtorch-shared-parameter-update]
+  // CHECK-NOTES: :[[@LINE-9]]:34: note: every element of this container is a handle to one module
   // CHECK-NOTES: :[[@LINE-4]]:12: note: each element is registered here
+  torch::nn::utils::clip_grad_norm_(stack->parameters(), 1.0);
+  // CHECK-NOTES: :[[@LINE-1]]:3: warning: 'clip_grad_norm_' is given a list that holds parameter '0.weight' twice; the total norm counts it twice and its gradient is scaled twice; construct a separate module for each element
+  // CHECK-NOTES: :[[@LINE-13]]:34: note: every element of this container is a handle to one module
+  // CHECK-NOTES: :[[@LINE-8]]:12: note: each element is registered here
+}
+
+// The count is evaluated once, before the loop.
+int depth();
+
+void PositiveFillCountedOnce() {
+  std::vector<std::shared_ptr<torch::nn::LinearImpl>> layers(
+      depth(), std::make_shared<torch::nn::LinearImpl>(4, 4));
+  // CHECK-FIXES: {{^}}  std::vector<std::shared_ptr<torch::nn::LinearImpl>> layers;{{$}}
+  // CHECK-FIXES-NEXT: {{^}}  for (std::size_t i = 0, count = depth(); i < count; ++i){{$}}
+  // CHECK-FIXES-NEXT: {{^}}    layers.push_back(std::make_shared<torch::nn::LinearImpl>(4, 4));{{$}}
+  torch::nn::ModuleList list;
+  for (const auto &layer : layers)
+    list->push_back(layer);
+  torch::optim::Adam adam(list->parameters());
+  // CHECK-NOTES: :[[@LINE-1]]:22: warning: 'Adam' is built from a list that holds parameter '0.weight' twice; each step() updates it twice; construct a separate module for each element
+  // CHECK-NOTES: :[[@LINE-10]]:55: note: every element of this container is a handle to one module
+  // CHECK-NOTES: :[[@LINE-4]]:11: note: each element is registered here
+}
+
+// A named handle is the same module however often it is evaluated: no fix.
+void PositiveNamedFill(torch::nn::Linear &shared) {
+  std::vector<torch::nn::Linear> layers(2, shared);
+  // CHECK-FIXES: {{^}}  std::vector<torch::nn::Linear> layers(2, shared);{{$}}
+  torch::nn::Sequential stack;
+  for (auto &layer : layers)
+    stack->push_back(layer);
+  torch::optim::SGD opt(stack->parameters(), torch::optim::SGDOptions(0.1));
+  // CHECK-NOTES: :[[@LINE-1]]:21: warning: 'SGD' is built from a list that holds parameter '0.weight' twice; each step() updates it twice; construct a separate module for each element
+  // CHECK-NOTES: :[[@LINE-7]]:34: note: every element of this container is a handle to 'shared'
+  // CHECK-NOTES: :[[@LINE-4]]:12: note: each element is registered here
+}
+
+// Re-evaluating an argument with a side effect, or filling a const
+// container, would not be the same program: no fix.
+void PositiveFillNoFix(int width) {
+  std::vector<torch::nn::Linear> layers(2, torch::nn::Linear(width++, 4));
+  // CHECK-FIXES: {{^}}  std::vector<torch::nn::Linear> layers(2, torch::nn::Linear(width++, 4));{{$}}
+  const std::vector<torch::nn::Linear> frozen(2, torch::nn::Linear(4, 4));
+  // CHECK-FIXES: {{^}}  const std::vector<torch::nn::Linear> frozen(2, torch::nn::Linear(4, 4));{{$}}
+  torch::nn::Sequential stack;
+  for (auto &layer : layers)
+    stack->push_back(layer);
+  torch::nn::Sequential frozen_stack;
+  for (auto &layer : frozen)
+    frozen_stack->push_back(layer);
+  torch::optim::SGD opt(stack->parameters(), torch::optim::SGDOptions(0.1));
+  // CHECK-NOTES: :[[@LINE-1]]:21: warning: 'SGD' is built from a list that holds parameter '0.weight' twice; each step() updates it twice; construct a separate module for each element
+  // CHECK-NOTES: :[[@LINE-12]]:34: note: every element of this container is a handle to one module
+  // CHECK-NOTES: :[[@LINE-7]]:12: note: each element is registered here
+  torch::optim::SGD frozen_opt(frozen_stack->parameters(),
+                               torch::optim::SGDOptions(0.1));
+  // CHECK-NOTES: :[[@LINE-2]]:21: warning: 'SGD' is built from a list that holds parameter '0.weight' twice; each step() updates it twice; construct a separate module for each element
+  // CHECK-NOTES: :[[@LINE-15]]:40: note: every element of this container is a handle to one module
+  // CHECK-NOTES: :[[@LINE-9]]:19: note: each element is registered here
+}
+
+// One element shares with nothing.
+void NegativeFillOfOne() {
+  std::vector<torch::nn::Linear> layers(1, torch::nn::Linear(4, 4));
+  torch::nn::Sequential stack;
+  for (auto &layer : layers)
+    stack->push_back(layer);
+  torch::optim::SGD opt(stack->parameters(), torch::optim::SGDOptions(0.1));
 }
 
 struct TowerImpl : torch::nn::Module {
   explicit TowerImpl(int n) {
     std::vector<torch::nn::Linear> layers;
     layers.assign(n, torch::nn::Linear(8, 8));
+    // CHECK-FIXES: {{^}}    layers.clear();{{$}}
+    // CHECK-FIXES-NEXT: {{^}}    for (std::size_t i = 0, count = n; i < count; ++i){{$}}
+    // CHECK-FIXES-NEXT: {{^}}      layers.push_back(torch::nn::Linear(8, 8));{{$}}
     for (size_t i = 0; i < layers.size(); ++i)
       register_module("layer" + std::to_string(i), layers[i]);
   }
@@ -115,7 +194,7 @@ void PositiveAssignFill() {
   TowerImpl tower(4);
   torch::optim::SGD opt(tower.parameters(), torch::optim::SGDOptions(0.1));
   // CHECK-NOTES: :[[@LINE-1]]:21: warning: 'SGD' is built from a list that holds parameter '"layer" + std::to_string(i).weight' twice; each step() updates it twice
-  // CHECK-NOTES: :[[@LINE-10]]:12: note: every element of this container is a handle to one module
+  // CHECK-NOTES: :[[@LINE-13]]:12: note: every element of this container is a handle to one module
   // CHECK-NOTES: :[[@LINE-9]]:7: note: each element is registered here
 }
 

@@ -25,10 +25,19 @@ TORCH_MODULE(Tied);
 #ifndef NO_SINK
 void PositiveWrapped(Tied &model) {
   torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.1));
-  // CHECK-NOTES: :[[@LINE-1]]:21: warning: 'SGD' is built from a list that holds parameter 'emb.weight' twice (also as 'out_weight'); each step() updates it twice
+  // CHECK-NOTES: :[[@LINE-1]]:21: warning: 'SGD' is built from a list that holds parameter 'emb.weight' twice (also as 'out_weight'); each step() updates it twice [libtorch-shared-parameter-update]
   // CHECK-NOTES: :[[@LINE-14]]:34: note: 'emb.weight' and 'out_weight' are the same tensor, registered here
   // CHECK-NOTES: :[[@LINE-14]]:5: note: and here
   // CHECK-FIXES: torch::optim::SGD opt(torchalias::unique_parameters(model->parameters()), torch::optim::SGDOptions(0.1));
+}
+
+void PositiveWrappedFactory(Tied &model) {
+  auto opt = std::make_unique<torch::optim::SGD>(model->parameters(),
+                                                 torch::optim::SGDOptions(0.1));
+  // CHECK-NOTES: :[[@LINE-2]]:14: warning: 'SGD' is built from a list that holds parameter 'emb.weight' twice (also as 'out_weight'); each step() updates it twice [libtorch-shared-parameter-update]
+  // CHECK-NOTES: :[[@LINE-23]]:34: note: 'emb.weight' and 'out_weight' are the same tensor, registered here
+  // CHECK-NOTES: :[[@LINE-23]]:5: note: and here
+  // CHECK-FIXES: auto opt = std::make_unique<torch::optim::SGD>(torchalias::unique_parameters(model->parameters()),
 }
 
 struct NetImpl : torch::nn::Cloneable<NetImpl> {
@@ -47,4 +56,35 @@ void PositiveDeepClone() {
   // CHECK-NOTES: :[[@LINE-4]]:17: note: 'target' shares the module of 'online' from here
   target->fc->forward(torch::ones({4}));
 }
+
+struct Agent {
+  explicit Agent(Net net) : online(net), target(net) {}
+  // CHECK-FIXES: explicit Agent(Net net) : online(net), target(torchalias::deep_clone(net)) {}
+  void train() {
+    torch::optim::SGD opt(online->parameters(), torch::optim::SGDOptions(0.1));
+    // CHECK-NOTES: :[[@LINE-1]]:23: warning: 'SGD' updates the parameters of 'online', and 'target' is a copy of its ModuleHolder, not of the module: 'target' changes with every update
+    // CHECK-NOTES: :[[@LINE-5]]:42: note: 'target' shares the module of 'online' from here: both are copies of 'net'
+    target->fc->forward(torch::ones({4}));
+  }
+  Net online, target;
+};
 #endif
+
+// A fill construction with no sink in sight: reported only with
+// WarnWithoutSink.
+void BuildStack(int depth) {
+  std::vector<torch::nn::Linear> layers;
+  layers.assign(depth, torch::nn::Linear(4, 4));
+  // CHECK-NOTES-SOURCE: :[[@LINE-1]]:10: warning: every element of 'layers' is a handle to one module; an optimizer built from the elements' parameters would update it once per element; construct a separate module for each element
+  // CHECK-FIXES-SOURCE: {{^}}  layers.clear();{{$}}
+  // CHECK-FIXES-SOURCE-NEXT: {{^}}  for (std::size_t i = 0, count = depth; i < count; ++i){{$}}
+  // CHECK-FIXES-SOURCE-NEXT: {{^}}    layers.push_back(torch::nn::Linear(4, 4));{{$}}
+  // CHECK-FIXES: {{^}}  layers.assign(depth, torch::nn::Linear(4, 4));{{$}}
+}
+
+// One element, and handles that hold no module, share nothing.
+void NegativeFills() {
+  std::vector<torch::nn::Linear> one(1, torch::nn::Linear(4, 4));
+  std::vector<torch::nn::Linear> empty(3, nullptr);
+  std::vector<int> numbers(3, 0);
+}

@@ -18,7 +18,7 @@ TORCH_MODULE(TiedLM);
 void PositiveTiedEmbedding() {
   TiedLM model;
   torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.1));
-  // CHECK-NOTES: :[[@LINE-1]]:21: warning: 'SGD' is built from a list that holds parameter 'emb.weight' twice (also as 'out_weight'); each step() updates it twice [libtorch-shared-parameter-update]
+  // CHECK-NOTES: :[[@LINE-1]]:21: warning: 'SGD' is built from a list that holds parameter 'emb.weight' twice (also as 'out_weight'); each step() updates it twice; de-duplicate the list (torchalias::unique_parameters) or register the tensor once [libtorch-shared-parameter-update]
   // CHECK-NOTES: :[[@LINE-12]]:34: note: 'emb.weight' and 'out_weight' are the same tensor, registered here
   // CHECK-NOTES: :[[@LINE-12]]:18: note: and here
 }
@@ -90,6 +90,36 @@ std::vector<torch::Tensor> dedupe(const std::vector<torch::Tensor> &params);
 
 void NegativeHelper(TiedLM &model) {
   torch::optim::SGD opt(dedupe(model->parameters()), torch::optim::SGDOptions(0.1));
+}
+
+// Optimizers built on the heap are sinks like those built in place.
+void PositiveMakeUnique(TiedLM &model) {
+  auto opt = std::make_unique<torch::optim::SGD>(model->parameters(),
+                                                 torch::optim::SGDOptions(0.1));
+  // CHECK-NOTES: :[[@LINE-2]]:14: warning: 'SGD' is built from a list that holds parameter 'emb.weight' twice (also as 'out_weight'); each step() updates it twice; de-duplicate the list (torchalias::unique_parameters) or register the tensor once
+  // CHECK-NOTES: :[[@LINE-90]]:34: note: 'emb.weight' and 'out_weight' are the same tensor, registered here
+  // CHECK-NOTES: :[[@LINE-90]]:18: note: and here
+}
+
+std::shared_ptr<torch::optim::Optimizer> PositiveMakeShared(TwoHeadsImpl &net) {
+  return std::make_shared<torch::optim::Adam>(net.parameters());
+  // CHECK-NOTES: :[[@LINE-1]]:10: warning: 'Adam' is built from a list that holds parameter 'a' twice (also as 'b'); each step() updates it twice
+  // CHECK-NOTES: :[[@LINE-60]]:5: note: 'a' and 'b' are the same tensor, registered here
+  // CHECK-NOTES: :[[@LINE-60]]:5: note: and here
+}
+
+torch::optim::Optimizer *PositiveNew(TwoHeadsImpl &net) {
+  return new torch::optim::Adam(net.parameters());
+  // CHECK-NOTES: :[[@LINE-1]]:14: warning: 'Adam' is built from a list that holds parameter 'a' twice (also as 'b'); each step() updates it twice
+  // CHECK-NOTES: :[[@LINE-67]]:5: note: 'a' and 'b' are the same tensor, registered here
+  // CHECK-NOTES: :[[@LINE-67]]:5: note: and here
+}
+
+void NegativeMakeUniqueDeduplicated(TiedLM &model) {
+  auto opt = std::make_unique<torch::optim::SGD>(dedupe(model->parameters()),
+                                                 torch::optim::SGDOptions(0.1));
+  // Not an optimizer: a list is only a list.
+  auto list = std::make_unique<std::vector<torch::Tensor>>(model->parameters());
 }
 
 // Copying values is not tying: two tensors, each registered once.

@@ -14,7 +14,7 @@ void PositiveManualStep(TiedImpl &net, double lr) {
   torch::NoGradGuard no_grad;
   for (auto &p : net.parameters())
     p.sub_(p.grad().mul(lr));
-  // CHECK-NOTES: :[[@LINE-1]]:7: warning: 'sub_' updates parameter 'emb.weight' in place twice per pass over the list (also as 'out_weight'); the list holds it twice
+  // CHECK-NOTES: :[[@LINE-1]]:7: warning: 'sub_' updates parameter 'emb.weight' in place twice per pass over the list (also as 'out_weight'); the list holds it twice; de-duplicate the list (torchalias::unique_parameters) or register the tensor once [libtorch-shared-parameter-update]
   // CHECK-NOTES: :[[@LINE-11]]:34: note: 'emb.weight' and 'out_weight' are the same tensor, registered here
   // CHECK-NOTES: :[[@LINE-11]]:5: note: and here
 }
@@ -66,9 +66,59 @@ void NegativeNoDuplicates(torch::nn::Linear &lin) {
     p.sub_(p.grad());
 }
 
-// FIXME: should warn: a per-module loop visits the shared module twice.
-void PerModuleLoop(TiedImpl &net) {
+// Per-module loops: modules() yields every module once per registration
+// path, so the parameters of each, non-recursively, add up to parameters().
+void PositivePerModuleLoop(TiedImpl &net) {
+  for (auto &m : net.modules())
+    for (auto &p : m->parameters(/*recurse=*/false))
+      p.sub_(p.grad());
+  // CHECK-NOTES: :[[@LINE-1]]:9: warning: 'sub_' updates parameter 'emb.weight' in place twice per pass over modules() (also as 'out_weight'); the modules it visits hold it twice; loop over a de-duplicated parameter list or register the tensor once
+  // CHECK-NOTES: :[[@LINE-69]]:34: note: 'emb.weight' and 'out_weight' are the same tensor, registered here
+  // CHECK-NOTES: :[[@LINE-69]]:5: note: and here
+}
+
+struct SharedSubImpl : torch::nn::Module {
+  SharedSubImpl() {
+    a = register_module("a", torch::nn::Linear(4, 4));
+    register_module("b", a);
+  }
+  torch::nn::Linear a{nullptr};
+};
+
+void PositivePerModuleSharedSubmodule(std::shared_ptr<SharedSubImpl> net) {
+  for (const auto &m : net->modules())
+    for (auto &item : m->named_parameters(false))
+      item.value().data().mul_(0.5);
+  // CHECK-NOTES: :[[@LINE-1]]:27: warning: 'mul_' updates parameter 'a.weight' in place twice per pass over modules() (also as 'b.weight'); the modules it visits hold it twice; loop over a de-duplicated parameter list or register the module once
+  // CHECK-NOTES: :[[@LINE-11]]:9: note: 'a' and 'b' are the same module, registered here
+  // CHECK-NOTES: :[[@LINE-11]]:5: note: and here
+}
+
+// The same loop over a model without sharing.
+struct EncoderDecoderImpl : torch::nn::Module {
+  EncoderDecoderImpl() {
+    enc = register_module("enc", torch::nn::Linear(4, 4));
+    dec = register_module("dec", torch::nn::Linear(4, 4));
+  }
+  torch::nn::Linear enc{nullptr}, dec{nullptr};
+};
+
+void NegativePerModuleNoSharing(EncoderDecoderImpl &net) {
   for (auto &m : net.modules())
     for (auto &p : m->parameters(false))
       p.sub_(p.grad());
+}
+
+// modules(false) skips the root, so its own 'out_weight' is not visited.
+void NegativePerModuleWithoutSelf(TiedImpl &net) {
+  for (auto &m : net.modules(/*include_self=*/false))
+    for (auto &p : m->parameters(false))
+      p.sub_(p.grad());
+}
+
+// Re-initialising a shared module twice is harmless.
+void NegativePerModuleInit(TiedImpl &net) {
+  for (auto &m : net.modules())
+    for (auto &p : m->parameters(false))
+      p.zero_();
 }
