@@ -2,6 +2,7 @@
 // the handles, not the storage.
 // RUN: %check_clang_tidy %s libtorch-worker-missing-clone %t -- -- %mock_torch
 
+#include <ATen/Parallel.h>
 #include <torch/torch.h>
 
 #include <future>
@@ -154,4 +155,23 @@ void NegativeStructJoined(Batch b) {
   std::thread t([&b] { consume(b.images); });
   t.join();
   b.images.div_(255);
+}
+
+// Negative: parallel_for chunks each write their own elements.
+
+void NegativeParallelForElements(std::vector<torch::Tensor> outs) {
+  at::parallel_for(0, 4, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i)
+      outs[i].zero_();
+  });
+}
+
+// Positive: every chunk writes every element.
+
+void PositiveParallelForAllElements(std::vector<torch::Tensor> outs) {
+  at::parallel_for(0, 4, 1, [&](int64_t begin, int64_t end) {
+    for (auto &out : outs)
+      out.zero_();
+    // CHECK-MESSAGES: :[[@LINE-2]]:22: warning: by-reference capture 'outs' holds tensors that share their storage with worker entry point 'at::parallel_for' and every chunk writes them in place, not only its [begin, end) part
+  });
 }
