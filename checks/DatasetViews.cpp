@@ -57,7 +57,8 @@ void returnedTensors(const Expr *E, llvm::SmallVectorImpl<const Expr *> &Out) {
       returnedTensors(Init, Out);
 }
 
-void findReturns(const Stmt *S, llvm::SmallVectorImpl<const ReturnStmt *> &Out) {
+void findReturns(const Stmt *S,
+                 llvm::SmallVectorImpl<const ReturnStmt *> &Out) {
   if (!S || isa<LambdaExpr>(S))
     return;
   if (const auto *Return = dyn_cast<ReturnStmt>(S))
@@ -162,8 +163,9 @@ const CXXRecordDecl *DatasetViewFinder::datasetOf(const Expr *E,
       const auto *Method =
           dyn_cast_or_null<CXXMethodDecl>(Call->getDirectCallee());
       const auto *Container =
-          Method ? dyn_cast<ClassTemplateSpecializationDecl>(Method->getParent())
-                 : nullptr;
+          Method
+              ? dyn_cast<ClassTemplateSpecializationDecl>(Method->getParent())
+              : nullptr;
       if (!Container || !Container->isInStdNamespace() ||
           Container->getName() != "vector" || Call->getNumArgs() == 0)
         return nullptr;
@@ -205,7 +207,8 @@ DatasetViewFinder::find(const FunctionAliasAnalysis &Analysis,
     unsigned Position = 0;
     const Expr *Example = exampleOf(Write.Target, Position);
     const VarDecl *Named = nullptr;
-    const CXXRecordDecl *Dataset = Example ? datasetOf(Example, Named) : nullptr;
+    const CXXRecordDecl *Dataset =
+        Example ? datasetOf(Example, Named) : nullptr;
     if (!Dataset || !Named)
       continue;
     if (std::optional<DatasetView> View = viewReturnedBy(Dataset, Position))

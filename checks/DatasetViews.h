@@ -1,4 +1,4 @@
-//===- DatasetViews.h - examples that are views of their dataset -*- C++ -*-===//
+//===- DatasetViews.h - examples that are views of a dataset -*- C++ -*-===//
 //
 // Problem: a torch::data dataset whose get() returns views of its own members
 // (`return {images_[i], labels_[i]};`) hands out examples that share storage

@@ -54,7 +54,6 @@ struct Update {
   /// variable that holds it, or the module whose parameters it updates.
   llvm::SmallVector<const ValueDecl *, 2> Roots;
   const FieldDecl *Member = nullptr; ///< The member of a struct written.
-  bool OfModule = false;             ///< It updates a module's parameters.
   /// The copy of a ModuleHolder (`auto local = global;`) it goes through.
   const VarDecl *HolderCopy = nullptr;
   /// The index of the container element written (`outs[i]`).
@@ -356,14 +355,16 @@ TensorPlace WorkerRaceFinder::placeOf(const Expr *E, unsigned Depth) const {
         return Place;
       // `v[i]`, `v.at(i)`: an element of a container of tensors.
       if (isTensorListType(Object->getType())) {
-        if (!Index && Call->getNumArgs() > (isa<CXXOperatorCallExpr>(Call) ? 1 : 0))
-          Index = Call->getArg(isa<CXXOperatorCallExpr>(Call) ? 1 : 0);
+        unsigned First = isa<CXXOperatorCallExpr>(Call) ? 1 : 0;
+        if (!Index && Call->getNumArgs() > First)
+          Index = Call->getArg(First);
         E = Object;
         continue;
       }
       // `m->parameters()`: the module's own tensors.
       if (Method->getIdentifier() &&
-          (Method->getName() == "parameters" || Method->getName() == "buffers") &&
+          (Method->getName() == "parameters" ||
+           Method->getName() == "buffers") &&
           moduleImplOf(skipModuleHandleCopies(Object)->getType())) {
         OfModule = true;
         Member = nullptr;
@@ -426,22 +427,21 @@ WorkerRaceFinder::updatesOf(const FunctionAliasAnalysis &Owner,
     if (Place.Base && !llvm::is_contained(U->Roots, Place.Base))
       U->Roots.push_back(Place.Base);
     U->Member = Place.OfModule ? nullptr : Place.Member;
-    U->OfModule = Place.OfModule;
     U->HolderCopy = Place.HolderCopy;
     U->ElementIndex = Place.ElementIndex;
     if (!U->Roots.empty())
       Result.push_back(std::move(U));
   };
   // Range-for variables first: placeOf follows them.
-  std::function<void(const Stmt *)> Steps = [&](const Stmt *S) {
+  std::function<void(const Stmt *)> IndexRanges = [&](const Stmt *S) {
     if (!S)
       return;
     if (const auto *RangeFor = dyn_cast<CXXForRangeStmt>(S))
       RangeInits[RangeFor->getLoopVariable()] = RangeFor->getRangeInit();
     for (const Stmt *Child : S->children())
-      Steps(Child);
+      IndexRanges(Child);
   };
-  Steps(Body);
+  IndexRanges(Body);
   for (const WriteEvent &Write : Owner.writes())
     Add(Write.Call, Write.Operator, &Write, Write.Target);
   std::function<void(const Stmt *)> FindSteps = [&](const Stmt *S) {
@@ -455,7 +455,7 @@ WorkerRaceFinder::updatesOf(const FunctionAliasAnalysis &Owner,
       FindSteps(Child);
   };
   FindSteps(Body);
-  llvm::stable_sort(Result, [&](const auto &A, const auto &B) {
+  llvm::sort(Result, [&](const auto &A, const auto &B) {
     return SM->isBeforeInTranslationUnit(A->Call->getBeginLoc(),
                                          B->Call->getBeginLoc());
   });
@@ -589,6 +589,8 @@ bool WorkerRaceFinder::workerUses(const WorkerSpawn &Spawn,
 void WorkerRaceFinder::run(const FunctionDecl *Function) {
   SM = &Function->getASTContext().getSourceManager();
   collect(Function->getBody());
+  if (Spawns.empty())
+    return;
   Updates = updatesOf(Analysis, Function->getBody());
   auto Reaches = [](const Update &U, const ValueDecl *Root) {
     return llvm::is_contained(U.Roots, Root);
@@ -607,7 +609,8 @@ void WorkerRaceFinder::run(const FunctionDecl *Function) {
       } else if (Shared.BoundParam) {
         const auto *Callee =
             cast<FunctionDecl>(Shared.BoundParam->getDeclContext());
-        if (const FunctionAliasAnalysis *CalleeAnalysis = AnalyzeCallee(Callee)) {
+        if (const FunctionAliasAnalysis *CalleeAnalysis =
+                AnalyzeCallee(Callee)) {
           auto &Callees = CalleeUpdates[Callee];
           if (Callees.empty())
             Callees = updatesOf(*CalleeAnalysis, Callee->getBody());
@@ -701,8 +704,8 @@ namespace {
 
 std::string sourceText(const Expr *E, const SourceManager &SM,
                        const LangOptions &LangOpts) {
-  return Lexer::getSourceText(CharSourceRange::getTokenRange(E->getSourceRange()),
-                              SM, LangOpts)
+  return Lexer::getSourceText(
+             CharSourceRange::getTokenRange(E->getSourceRange()), SM, LangOpts)
       .str();
 }
 
@@ -730,8 +733,8 @@ std::optional<FixItHint> isolateTensor(const SharedValue &S, bool Isolate,
       S.Capture->isExplicit() && !Loc.isMacroID()) {
     std::string Copy = Isolate ? "torchalias::isolate(" + S.Name + ")"
                                : S.Name + ".clone()";
-    return FixItHint::CreateReplacement(CharSourceRange::getTokenRange(Loc, Loc),
-                                        S.Name + " = " + Copy);
+    return FixItHint::CreateReplacement(
+        CharSourceRange::getTokenRange(Loc, Loc), S.Name + " = " + Copy);
   }
   return std::nullopt;
 }
