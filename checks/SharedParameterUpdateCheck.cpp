@@ -5,6 +5,9 @@
 #include "AliasCheckBase.h"
 
 #include "TensorModel.h"
+#include "WorkerEntryPoints.h"
+
+#include "clang-tidy/utils/OptionsUtils.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
@@ -171,6 +174,33 @@ bool containsExpr(const Stmt *Outer, const Expr *Inner) {
   SourceRange Range = Outer->getSourceRange();
   SourceLocation Loc = Inner->getBeginLoc();
   return Range.getBegin() <= Loc && Loc <= Range.getEnd();
+}
+
+// Note [Copies in workers]
+// A ModuleHolder copied inside the callable of a worker entry point
+// (`std::thread t([&] { auto local = global; ... })`) is one thread's handle
+// on a module that others use: libtorch-worker-missing-clone reports it, with
+// the spawn and the other side's use, so this check stays quiet. Only the
+// default worker entry points are recognised here.
+bool isCopiedInWorker(const VarDecl *Copy, const FunctionDecl *Function) {
+  static const WorkerEntryPoints Workers(
+      utils::options::parseStringList(DefaultWorkerEntryPoints));
+  const SourceManager &SM = Function->getASTContext().getSourceManager();
+  SourceLocation Loc = Copy->getLocation();
+  std::function<bool(const Stmt *)> Visit = [&](const Stmt *S) -> bool {
+    if (!S)
+      return false;
+    if (isa<CallExpr, CXXConstructExpr>(S))
+      if (std::optional<WorkerSpawn> Spawn = Workers.match(cast<Expr>(S));
+          Spawn && Spawn->Lambda) {
+        SourceRange Body = Spawn->Lambda->getSourceRange();
+        if (!SM.isBeforeInTranslationUnit(Loc, Body.getBegin()) &&
+            !SM.isBeforeInTranslationUnit(Body.getEnd(), Loc))
+          return true;
+      }
+    return llvm::any_of(S->children(), Visit);
+  };
+  return Visit(Function->getBody());
 }
 
 } // namespace
@@ -946,6 +976,8 @@ bool SharedParameterUpdateCheck::checkHolderCopy(const Expr *Sink,
   Finder.TraverseStmt(const_cast<Stmt *>(Function->getBody()));
   UsesAfterSink After(Function->getBody(), Sink, AST.getSourceManager());
   for (const HolderCopy &Copy : Finder.Copies) {
+    if (isCopiedInWorker(Copy.Copy, Function))
+      continue;
     std::optional<ModuleValue> Original =
         analysis(AST).moduleValue(skipModuleHandleCopies(Copy.Copy->getInit()));
     if (!Original || !(Original->Identity == Updated))

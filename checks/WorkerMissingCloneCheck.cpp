@@ -2,10 +2,13 @@
 
 #include "WorkerMissingCloneCheck.h"
 
+#include "ParameterSharing.h"
+
 #include "clang-tidy/utils/OptionsUtils.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/StmtCXX.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Lexer.h"
 
@@ -23,24 +26,60 @@ static constexpr llvm::StringRef IsolateHeader = "<torchalias/isolate.h>";
 
 namespace {
 
-/// A tensor the spawner hands to a worker.
-struct SharedTensor {
+/// What a worker is handed.
+enum class SharedKind {
+  Tensor,    ///< A tensor or a view of one.
+  Container, ///< A std::vector of tensors.
+  Struct,    ///< An object with tensor members (`struct Batch { Tensor x; }`).
+  Module,    ///< A ModuleHolder, or a shared_ptr to a module.
+};
+
+/// A tensor, or a holder of tensors, that the spawner hands to a worker.
+struct SharedValue {
   const ValueDecl *Root = nullptr;
   std::string Name;
-  const Expr *Argument = nullptr;       ///< a by-value argument
-  const LambdaCapture *Capture = nullptr; ///< or a capture
+  SharedKind Kind = SharedKind::Tensor;
+  const Expr *Argument = nullptr;          ///< a by-value argument
+  const LambdaCapture *Capture = nullptr;  ///< or a capture
   const ParmVarDecl *BoundParam = nullptr; ///< the bound function's parameter
 };
 
-/// How a shared tensor races.
+/// An in-place write, or an optimizer step, and the storage it reaches.
+struct Update {
+  const Expr *Call = nullptr;
+  llvm::StringRef Operator;
+  /// The write the alias analysis recorded; null for an optimizer step.
+  const WriteEvent *Write = nullptr;
+  /// What it writes: the written tensor's root, the container or struct
+  /// variable that holds it, or the module whose parameters it updates.
+  llvm::SmallVector<const ValueDecl *, 2> Roots;
+  const FieldDecl *Member = nullptr; ///< The member of a struct written.
+  /// The copy of a ModuleHolder (`auto local = global;`) it goes through.
+  const VarDecl *HolderCopy = nullptr;
+  /// The index of the container element written (`outs[i]`).
+  const Expr *ElementIndex = nullptr;
+};
+
+/// How a shared value races.
 enum class Race { WorkerWrites, SpawnerWrites, ChunksWrite };
 
 struct WorkerRace {
   const WorkerSpawn *Spawn;
-  SharedTensor Shared;
+  SharedValue Shared;
   Race Kind;
-  const WriteEvent *Write;
+  const Update *Write;
   const Stmt *Use = nullptr; ///< the spawner's later use, for WorkerWrites
+};
+
+/// Where a tensor lives: the variable at the bottom of its member, element,
+/// view and ModuleHolder accesses.
+struct TensorPlace {
+  const ValueDecl *Base = nullptr;
+  const FieldDecl *Member = nullptr; ///< The member of Base reached.
+  bool OfModule = false;             ///< Base is a module, the tensor its
+                                     ///< parameter.
+  const VarDecl *HolderCopy = nullptr;
+  const Expr *ElementIndex = nullptr;
 };
 
 bool within(const SourceManager &SM, SourceLocation L, SourceRange R) {
@@ -48,17 +87,90 @@ bool within(const SourceManager &SM, SourceLocation L, SourceRange R) {
          !SM.isBeforeInTranslationUnit(R.getEnd(), L);
 }
 
+const CXXRecordDecl *recordOf(QualType Type) {
+  return Type.isNull() ? nullptr
+                       : Type.getNonReferenceType()->getAsCXXRecordDecl();
+}
+
+/// A user's object whose members are tensors or lists of tensors, or a
+/// torch::data::Example. Copying it copies the handles.
+bool holdsTensors(QualType Type) {
+  const CXXRecordDecl *Record = recordOf(Type);
+  if (!Record || !Record->hasDefinition() || Record->isInStdNamespace() ||
+      isTensorType(Type) || moduleImplOf(Type))
+    return false;
+  return llvm::any_of(Record->getDefinition()->fields(),
+                      [](const FieldDecl *Field) {
+                        return isTensorType(Field->getType()) ||
+                               isTensorListType(Field->getType());
+                      });
+}
+
+std::optional<SharedKind> sharedKind(QualType Type) {
+  if (isTensorType(Type))
+    return SharedKind::Tensor;
+  if (isTensorListType(Type))
+    return SharedKind::Container;
+  if (moduleImplOf(Type))
+    return SharedKind::Module;
+  if (holdsTensors(Type))
+    return SharedKind::Struct;
+  return std::nullopt;
+}
+
+/// `opt.step()` on a torch::optim optimizer.
+bool isOptimizerStep(const CXXMemberCallExpr *Call) {
+  const CXXMethodDecl *Method = Call->getMethodDecl();
+  if (!Method || !Method->getIdentifier() || Method->getName() != "step")
+    return false;
+  const CXXRecordDecl *Class = Method->getParent();
+  bool Optimizer = false;
+  auto IsOptimizer = [](const CXXRecordDecl *R) {
+    return R->getQualifiedNameAsString() == "torch::optim::Optimizer";
+  };
+  if (IsOptimizer(Class))
+    return true;
+  if (Class->hasDefinition())
+    Class->forallBases([&](const CXXRecordDecl *Base) {
+      Optimizer |= IsOptimizer(Base);
+      return true;
+    });
+  return Optimizer;
+}
+
+/// The module parameter list an optimizer variable was built from:
+/// `torch::optim::SGD opt(local->parameters(), ...)`.
+const Expr *optimizerParameters(const CXXMemberCallExpr *Step) {
+  const auto *Ref = dyn_cast<DeclRefExpr>(
+      Step->getImplicitObjectArgument()->IgnoreImplicit());
+  const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  if (!Var || !Var->getInit())
+    return nullptr;
+  const auto *Construct =
+      dyn_cast<CXXConstructExpr>(Var->getInit()->IgnoreImplicit());
+  if (!Construct || Construct->getNumArgs() == 0)
+    return nullptr;
+  return Construct->getArg(0);
+}
+
 /// Finds the races between a spawner and its workers in one function.
 ///
 /// Problem: a tensor passed to a thread shares its storage with the spawner's
 /// handle; an in-place write on either side is seen, unordered, by the other.
+/// So does a container or struct of tensors (copying it copies handles) and
+/// a ModuleHolder (copying it copies a shared_ptr to the module).
 ///
 /// Simplification: ordering is source order within the spawning function.
 /// A spawner's use or write after the spawn is unordered unless a `join()`,
 /// `get()` or `wait()` call comes between, or a `lock_guard`, `unique_lock` or
 /// `scoped_lock` is declared earlier in a scope enclosing the write. Tensor
 /// values are those of the alias analysis at their declaration, so a variable
-/// reassigned after the spawn keeps its first value.
+/// reassigned after the spawn keeps its first value. A write reaches a
+/// container, struct or module through the syntax of its target: element
+/// (`v[i]`), member (`b.images`) and view accesses, range-for variables,
+/// references, copies of the holder (`auto local = global;`) and
+/// `parameters()`; a tensor taken out of a struct into a variable by value is
+/// not followed back to the struct.
 ///
 /// Limitation: joins in other functions, condition variables and atomics are
 /// not seen; a loop that spawns and joins in one iteration is treated like
@@ -66,11 +178,12 @@ bool within(const SourceManager &SM, SourceLocation L, SourceRange R) {
 class WorkerRaceFinder {
 public:
   WorkerRaceFinder(const FunctionAliasAnalysis &Analysis,
-                   const WorkerEntryPoints &Workers,
+                   const WorkerEntryPoints &Workers, const OperatorTable &Table,
                    llvm::function_ref<const FunctionAliasAnalysis *(
                        const FunctionDecl *)>
                        AnalyzeCallee)
-      : Analysis(Analysis), Workers(Workers), AnalyzeCallee(AnalyzeCallee) {}
+      : Analysis(Analysis), Workers(Workers), Table(Table),
+        AnalyzeCallee(AnalyzeCallee) {}
 
   void run(const FunctionDecl *Function);
 
@@ -79,14 +192,23 @@ public:
 
 private:
   void collect(const Stmt *S);
-  std::vector<SharedTensor> sharedTensors(const WorkerSpawn &Spawn) const;
-  bool isPartitioned(const WriteEvent &Write, const LambdaExpr *Body) const;
+  std::vector<SharedValue> sharedValues(const WorkerSpawn &Spawn) const;
+  std::vector<std::unique_ptr<Update>>
+  updatesOf(const FunctionAliasAnalysis &Owner, const Stmt *Body);
+  TensorPlace placeOf(const Expr *E, unsigned Depth = 0) const;
+  TensorPlace placeOfVariable(const VarDecl *Var, unsigned Depth) const;
+  const ValueDecl *rootOfReference(const DeclRefExpr *Ref) const;
+  bool isPartitioned(const Update &Write, const LambdaExpr *Body) const;
   bool isLocked(const Stmt *S) const;
   bool joinedBetween(SourceLocation From, SourceLocation To) const;
-  const Stmt *useAfter(const WorkerSpawn &Spawn, const ValueDecl *Root) const;
+  const Stmt *useAfter(const WorkerSpawn &Spawn, const ValueDecl *Root,
+                       const FieldDecl *Member) const;
+  bool workerUses(const WorkerSpawn &Spawn, const ValueDecl *Root,
+                  const FieldDecl *Member) const;
 
   const FunctionAliasAnalysis &Analysis;
   const WorkerEntryPoints &Workers;
+  const OperatorTable &Table;
   llvm::function_ref<const FunctionAliasAnalysis *(const FunctionDecl *)>
       AnalyzeCallee;
   const SourceManager *SM = nullptr;
@@ -96,6 +218,15 @@ private:
   std::vector<std::pair<SourceLocation, SourceRange>> Locks;
   std::vector<const CallExpr *> Joins;
   std::vector<std::pair<const ValueDecl *, const DeclRefExpr *>> References;
+  /// References that are the object of a member access (`b.images`).
+  llvm::DenseMap<const DeclRefExpr *, const FieldDecl *> MemberOf;
+  /// Range-for variables, of this function and of the bound callees, and
+  /// their ranges.
+  llvm::DenseMap<const VarDecl *, const Expr *> RangeInits;
+  /// The updates of this function, lambda bodies included, in source order.
+  std::vector<std::unique_ptr<Update>> Updates;
+  llvm::DenseMap<const FunctionDecl *, std::vector<std::unique_ptr<Update>>>
+      CalleeUpdates;
 };
 
 void WorkerRaceFinder::collect(const Stmt *S) {
@@ -112,7 +243,8 @@ void WorkerRaceFinder::collect(const Stmt *S) {
              llvm::StringRef(Type).contains("unique_lock") ||
              llvm::StringRef(Type).contains("scoped_lock")))
           Locks.push_back({Var->getLocation(), Compounds.back()->getSourceRange()});
-        if (Var->getInit() && isTensorType(Var->getType())) {
+        if (Var->getInit() && (isTensorType(Var->getType()) ||
+                               isTensorListType(Var->getType()))) {
           AliasValue Value = Analysis.evaluate(Var->getInit(), Environment);
           if (!Value.Root && !Value.isView())
             Value.Root = Var;
@@ -120,6 +252,8 @@ void WorkerRaceFinder::collect(const Stmt *S) {
         }
       }
   }
+  if (const auto *RangeFor = dyn_cast<CXXForRangeStmt>(S))
+    RangeInits[RangeFor->getLoopVariable()] = RangeFor->getRangeInit();
   if (const auto *Lambda = dyn_cast<LambdaExpr>(S))
     for (const LambdaCapture &Capture : Lambda->captures())
       if (Capture.capturesVariable())
@@ -128,12 +262,13 @@ void WorkerRaceFinder::collect(const Stmt *S) {
             isTensorType(Var->getType()))
           Environment[Var] = Analysis.evaluate(Var->getInit(), Environment);
   if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
-    if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl())) {
-      auto It = Environment.find(Var);
-      References.push_back(
-          {It != Environment.end() && It->second.Root ? It->second.Root : Var,
-           Ref});
-    }
+    if (isa<VarDecl>(Ref->getDecl()))
+      References.push_back({rootOfReference(Ref), Ref});
+  if (const auto *Member = dyn_cast<MemberExpr>(S))
+    if (const auto *Object =
+            dyn_cast<DeclRefExpr>(Member->getBase()->IgnoreImplicit()))
+      if (const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl()))
+        MemberOf[Object] = Field;
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(S))
     if (const CXXMethodDecl *Method = Member->getMethodDecl();
         Method && Method->getIdentifier() &&
@@ -149,54 +284,244 @@ void WorkerRaceFinder::collect(const Stmt *S) {
     Compounds.pop_back();
 }
 
-std::vector<SharedTensor>
-WorkerRaceFinder::sharedTensors(const WorkerSpawn &Spawn) const {
-  std::vector<SharedTensor> Shared;
-  auto RootOf = [&](const Expr *E) {
-    AliasValue Value = Analysis.evaluate(E, Environment);
-    return Value.Root;
+const ValueDecl *
+WorkerRaceFinder::rootOfReference(const DeclRefExpr *Ref) const {
+  const auto *Var = cast<VarDecl>(Ref->getDecl());
+  auto It = Environment.find(Var);
+  if (It != Environment.end() && It->second.Root)
+    return It->second.Root;
+  if (isTensorType(Var->getType()))
+    return Var;
+  TensorPlace Place = placeOfVariable(Var, 0);
+  return Place.Base ? Place.Base : Var;
+}
+
+/// A variable whose value is another variable's handle, container, struct
+/// or ModuleHolder: a reference, or a copy of a named object.
+static const Expr *copiedFrom(const VarDecl *Var) {
+  if (isa<ParmVarDecl>(Var) || !Var->getInit() ||
+      (!Var->hasLocalStorage() && !Var->isInitCapture()))
+    return nullptr;
+  if (Var->getType()->isReferenceType())
+    return Var->getInit();
+  if (isTensorType(Var->getType()))
+    return nullptr;
+  const Expr *Init = skipModuleHandleCopies(Var->getInit());
+  return isa<DeclRefExpr, MemberExpr>(Init) ? Init : nullptr;
+}
+
+TensorPlace WorkerRaceFinder::placeOfVariable(const VarDecl *Var,
+                                              unsigned Depth) const {
+  if (Depth < 16) {
+    if (auto It = RangeInits.find(Var); It != RangeInits.end())
+      return placeOf(It->second, Depth + 1);
+    if (const Expr *Source = copiedFrom(Var)) {
+      TensorPlace Place = placeOf(Source, Depth + 1);
+      if (!Place.HolderCopy && moduleImplOf(Var->getType()) &&
+          !Var->getType()->isReferenceType())
+        Place.HolderCopy = Var;
+      return Place;
+    }
+  }
+  TensorPlace Place;
+  Place.Base = Var;
+  Place.OfModule = moduleImplOf(Var->getType()) != nullptr;
+  return Place;
+}
+
+TensorPlace WorkerRaceFinder::placeOf(const Expr *E, unsigned Depth) const {
+  TensorPlace Place;
+  const FieldDecl *Member = nullptr;
+  const Expr *Index = nullptr;
+  bool OfModule = false;
+  for (; E && Depth < 16; ++Depth) {
+    E = OfModule ? skipModuleHandleCopies(E) : skipHandleCopies(E);
+    if (const auto *Call = dyn_cast<CallExpr>(E)) {
+      if (std::optional<TensorCall> Tensor = resolveTensorCall(Call, Table)) {
+        const std::optional<unsigned> &Aliased = Tensor->Effect.ResultAliases;
+        if (!Aliased || *Aliased >= Tensor->Args.size())
+          return Place;
+        E = Tensor->Args[*Aliased];
+        continue;
+      }
+      const auto *Method =
+          dyn_cast_or_null<CXXMethodDecl>(Call->getDirectCallee());
+      const Expr *Object = nullptr;
+      if (const auto *MemberCall = dyn_cast<CXXMemberCallExpr>(Call))
+        Object = MemberCall->getImplicitObjectArgument();
+      else if (isa<CXXOperatorCallExpr>(Call) && Method)
+        Object = Call->getArg(0);
+      if (!Method || !Object)
+        return Place;
+      // `v[i]`, `v.at(i)`: an element of a container of tensors.
+      if (isTensorListType(Object->getType())) {
+        unsigned First = isa<CXXOperatorCallExpr>(Call) ? 1 : 0;
+        if (!Index && Call->getNumArgs() > First)
+          Index = Call->getArg(First);
+        E = Object;
+        continue;
+      }
+      // `m->parameters()`: the module's own tensors.
+      if (Method->getIdentifier() &&
+          (Method->getName() == "parameters" ||
+           Method->getName() == "buffers") &&
+          moduleImplOf(skipModuleHandleCopies(Object)->getType())) {
+        OfModule = true;
+        Member = nullptr;
+        E = Object;
+        continue;
+      }
+      return Place;
+    }
+    if (const auto *Access = dyn_cast<MemberExpr>(E)) {
+      const auto *Field = dyn_cast<FieldDecl>(Access->getMemberDecl());
+      if (!Field)
+        return Place;
+      const Expr *Object = Access->getBase();
+      QualType ObjectType = Object->getType();
+      if (Access->isArrow() && ObjectType->isPointerType())
+        ObjectType = ObjectType->getPointeeType();
+      // `local->weight`: a parameter of the module.
+      if (moduleImplOf(ObjectType) && !OfModule) {
+        OfModule = true;
+        Member = nullptr;
+        E = Object;
+        continue;
+      }
+      if (Access->isArrow())
+        return Place;
+      Member = Field;
+      E = Object;
+      continue;
+    }
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+      const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+      if (!Var)
+        return Place;
+      Place = placeOfVariable(Var, Depth + 1);
+      if (!Place.Member)
+        Place.Member = Member;
+      if (!Place.ElementIndex)
+        Place.ElementIndex = Index;
+      Place.OfModule |= OfModule;
+      return Place;
+    }
+    return Place;
+  }
+  return Place;
+}
+
+std::vector<std::unique_ptr<Update>>
+WorkerRaceFinder::updatesOf(const FunctionAliasAnalysis &Owner,
+                            const Stmt *Body) {
+  std::vector<std::unique_ptr<Update>> Result;
+  auto Add = [&](const Expr *Call, llvm::StringRef Operator,
+                 const WriteEvent *Write, const Expr *Target) {
+    auto U = std::make_unique<Update>();
+    U->Call = Call;
+    U->Operator = Operator;
+    U->Write = Write;
+    if (Write && Write->Value.Root)
+      U->Roots.push_back(Write->Value.Root);
+    TensorPlace Place = placeOf(Target);
+    if (Place.Base && !llvm::is_contained(U->Roots, Place.Base))
+      U->Roots.push_back(Place.Base);
+    U->Member = Place.OfModule ? nullptr : Place.Member;
+    U->HolderCopy = Place.HolderCopy;
+    U->ElementIndex = Place.ElementIndex;
+    if (!U->Roots.empty())
+      Result.push_back(std::move(U));
   };
+  // Range-for variables first: placeOf follows them.
+  std::function<void(const Stmt *)> IndexRanges = [&](const Stmt *S) {
+    if (!S)
+      return;
+    if (const auto *RangeFor = dyn_cast<CXXForRangeStmt>(S))
+      RangeInits[RangeFor->getLoopVariable()] = RangeFor->getRangeInit();
+    for (const Stmt *Child : S->children())
+      IndexRanges(Child);
+  };
+  IndexRanges(Body);
+  for (const WriteEvent &Write : Owner.writes())
+    Add(Write.Call, Write.Operator, &Write, Write.Target);
+  std::function<void(const Stmt *)> FindSteps = [&](const Stmt *S) {
+    if (!S)
+      return;
+    if (const auto *Call = dyn_cast<CXXMemberCallExpr>(S);
+        Call && isOptimizerStep(Call))
+      if (const Expr *Parameters = optimizerParameters(Call))
+        Add(Call, "step", nullptr, Parameters);
+    for (const Stmt *Child : S->children())
+      FindSteps(Child);
+  };
+  FindSteps(Body);
+  llvm::sort(Result, [&](const auto &A, const auto &B) {
+    return SM->isBeforeInTranslationUnit(A->Call->getBeginLoc(),
+                                         B->Call->getBeginLoc());
+  });
+  return Result;
+}
+
+std::vector<SharedValue>
+WorkerRaceFinder::sharedValues(const WorkerSpawn &Spawn) const {
+  std::vector<SharedValue> Shared;
   for (unsigned I = 0; I < Spawn.BoundArgs.size(); ++I) {
     const Expr *Arg = Spawn.BoundArgs[I];
-    if (!isTensorType(Arg->getType()))
+    std::optional<SharedKind> Kind = sharedKind(Arg->getType());
+    if (!Kind)
       continue;
-    SharedTensor T;
-    T.Root = RootOf(Arg);
-    T.Argument = Arg;
-    if (const auto *Ref = dyn_cast<DeclRefExpr>(skipHandleCopies(Arg)))
-      T.Name = Ref->getDecl()->getName().str();
+    SharedValue V;
+    V.Kind = *Kind;
+    V.Root = *Kind == SharedKind::Tensor
+                 ? Analysis.evaluate(Arg, Environment).Root
+                 : placeOf(Arg).Base;
+    V.Argument = Arg;
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(
+            *Kind == SharedKind::Module ? skipModuleHandleCopies(Arg)
+                                        : skipHandleCopies(Arg)))
+      V.Name = Ref->getDecl()->getName().str();
     if (Spawn.Bound && Spawn.Bound->getDefinition() &&
         I < Spawn.Bound->getDefinition()->getNumParams())
-      T.BoundParam = Spawn.Bound->getDefinition()->getParamDecl(I);
-    if (T.Root)
-      Shared.push_back(T);
+      V.BoundParam = Spawn.Bound->getDefinition()->getParamDecl(I);
+    if (V.Root)
+      Shared.push_back(V);
   }
   if (Spawn.Lambda)
     for (const LambdaCapture &Capture : Spawn.Lambda->captures()) {
       if (!Capture.capturesVariable())
         continue;
       const auto *Var = dyn_cast<VarDecl>(Capture.getCapturedVar());
-      if (!Var || !isTensorType(Var->getType()))
+      std::optional<SharedKind> Kind =
+          Var ? sharedKind(Var->getType()) : std::nullopt;
+      if (!Kind)
         continue;
-      SharedTensor T;
+      SharedValue V;
+      V.Kind = *Kind;
       auto It = Environment.find(Var);
-      T.Root = It != Environment.end() && It->second.Root ? It->second.Root
-                                                          : Var;
-      T.Capture = &Capture;
-      T.Name = Var->getName().str();
-      Shared.push_back(T);
+      if (It != Environment.end() && It->second.Root)
+        V.Root = It->second.Root;
+      else if (*Kind == SharedKind::Tensor)
+        V.Root = Var;
+      else
+        V.Root = placeOfVariable(Var, 0).Base;
+      V.Capture = &Capture;
+      V.Name = Var->getName().str();
+      if (V.Root)
+        Shared.push_back(V);
     }
   return Shared;
 }
 
-bool WorkerRaceFinder::isPartitioned(const WriteEvent &Write,
+bool WorkerRaceFinder::isPartitioned(const Update &Write,
                                      const LambdaExpr *Body) const {
-  // Note [Partitioned chunks]: a view whose indices come from the chunk's
-  // range (`out.select(0, i)` for `i` in `[begin, end)`) is written by one
-  // chunk only. Any variable declared in the body counts as such an index.
-  const Expr *Site = Write.Value.AliasSite;
-  if (!Write.Value.isView() || !Site ||
-      !within(*SM, Site->getBeginLoc(), Body->getSourceRange()))
+  // Note [Partitioned chunks]: a view or element whose indices come from the
+  // chunk's range (`out.select(0, i)`, `outs[i]` for `i` in `[begin, end)`)
+  // is written by one chunk only. Any variable declared in the body counts
+  // as such an index.
+  const Expr *Site = Write.ElementIndex;
+  if (!Site && Write.Write && Write.Write->Value.isView())
+    Site = Write.Write->Value.AliasSite;
+  if (!Site || !within(*SM, Site->getBeginLoc(), Body->getSourceRange()))
     return false;
   bool UsesLocal = false;
   std::function<void(const Stmt *)> Visit = [&](const Stmt *S) {
@@ -230,11 +555,16 @@ bool WorkerRaceFinder::joinedBetween(SourceLocation From,
 }
 
 const Stmt *WorkerRaceFinder::useAfter(const WorkerSpawn &Spawn,
-                                       const ValueDecl *Root) const {
+                                       const ValueDecl *Root,
+                                       const FieldDecl *Member) const {
   SourceRange Own = Spawn.Site->getSourceRange();
   for (const auto &[Referenced, Ref] : References) {
     if (Referenced != Root || within(*SM, Ref->getLocation(), Own) ||
         !SM->isBeforeInTranslationUnit(Own.getEnd(), Ref->getLocation()))
+      continue;
+    // Another member of the struct is not this use.
+    if (const FieldDecl *Used = MemberOf.lookup(Ref);
+        Member && Used && Used != Member)
       continue;
     if (joinedBetween(Own.getEnd(), Ref->getLocation()))
       return nullptr;
@@ -243,29 +573,54 @@ const Stmt *WorkerRaceFinder::useAfter(const WorkerSpawn &Spawn,
   return nullptr;
 }
 
+bool WorkerRaceFinder::workerUses(const WorkerSpawn &Spawn,
+                                  const ValueDecl *Root,
+                                  const FieldDecl *Member) const {
+  if (!Member || !Spawn.Lambda)
+    return true;
+  return llvm::any_of(References, [&](const auto &Reference) {
+    const auto &[Referenced, Ref] = Reference;
+    const FieldDecl *Used = MemberOf.lookup(Ref);
+    return Referenced == Root && (!Used || Used == Member) &&
+           within(*SM, Ref->getLocation(), Spawn.Lambda->getSourceRange());
+  });
+}
+
 void WorkerRaceFinder::run(const FunctionDecl *Function) {
   SM = &Function->getASTContext().getSourceManager();
   collect(Function->getBody());
+  if (Spawns.empty())
+    return;
+  Updates = updatesOf(Analysis, Function->getBody());
+  auto Reaches = [](const Update &U, const ValueDecl *Root) {
+    return llvm::is_contained(U.Roots, Root);
+  };
   for (const auto &Spawn : Spawns) {
     SourceRange Range = Spawn->Site->getSourceRange();
-    for (const SharedTensor &Shared : sharedTensors(*Spawn)) {
-      // The worker writes the shared tensor.
-      std::vector<const WriteEvent *> WorkerWrites;
+    for (const SharedValue &Shared : sharedValues(*Spawn)) {
+      // The worker writes the shared value.
+      std::vector<const Update *> WorkerWrites;
       if (Spawn->Lambda) {
-        for (const WriteEvent &Write : Analysis.writes())
-          if (Write.Value.Root == Shared.Root &&
-              within(*SM, Write.Call->getBeginLoc(),
+        for (const auto &U : Updates)
+          if (Reaches(*U, Shared.Root) &&
+              within(*SM, U->Call->getBeginLoc(),
                      Spawn->Lambda->getSourceRange()))
-            WorkerWrites.push_back(&Write);
+            WorkerWrites.push_back(U.get());
       } else if (Shared.BoundParam) {
-        if (const FunctionAliasAnalysis *Callee = AnalyzeCallee(
-                cast<FunctionDecl>(Shared.BoundParam->getDeclContext())))
-          for (const WriteEvent &Write : Callee->writes())
-            if (Write.Value.Root == Shared.BoundParam)
-              WorkerWrites.push_back(&Write);
+        const auto *Callee =
+            cast<FunctionDecl>(Shared.BoundParam->getDeclContext());
+        if (const FunctionAliasAnalysis *CalleeAnalysis =
+                AnalyzeCallee(Callee)) {
+          auto &Callees = CalleeUpdates[Callee];
+          if (Callees.empty())
+            Callees = updatesOf(*CalleeAnalysis, Callee->getBody());
+          for (const auto &U : Callees)
+            if (Reaches(*U, Shared.BoundParam))
+              WorkerWrites.push_back(U.get());
+        }
       }
       bool Reported = false;
-      for (const WriteEvent *Write : WorkerWrites) {
+      for (const Update *Write : WorkerWrites) {
         if (isLocked(Write->Call))
           continue;
         if (Spawn->Kind == WorkerKind::Partitioned) {
@@ -275,7 +630,7 @@ void WorkerRaceFinder::run(const FunctionDecl *Function) {
           Reported = true;
           break;
         }
-        if (const Stmt *Use = useAfter(*Spawn, Shared.Root)) {
+        if (const Stmt *Use = useAfter(*Spawn, Shared.Root, Write->Member)) {
           Races.push_back(
               {Spawn.get(), Shared, Race::WorkerWrites, Write, Use});
           Reported = true;
@@ -284,20 +639,22 @@ void WorkerRaceFinder::run(const FunctionDecl *Function) {
       }
       if (Reported || Spawn->Kind == WorkerKind::Partitioned)
         continue;
-      // The spawner writes the shared tensor before joining.
-      for (const WriteEvent &Write : Analysis.writes()) {
-        if (Write.Value.Root != Shared.Root ||
+      // The spawner writes the shared value before joining.
+      for (const auto &Write : Updates) {
+        if (!Reaches(*Write, Shared.Root) ||
             !SM->isBeforeInTranslationUnit(Range.getEnd(),
-                                           Write.Call->getBeginLoc()) ||
+                                           Write->Call->getBeginLoc()) ||
             llvm::any_of(Spawns, [&](const auto &Other) {
               return Other->Lambda &&
-                     within(*SM, Write.Call->getBeginLoc(),
+                     within(*SM, Write->Call->getBeginLoc(),
                             Other->Lambda->getSourceRange());
             }) ||
-            isLocked(Write.Call) ||
-            joinedBetween(Range.getEnd(), Write.Call->getBeginLoc()))
+            isLocked(Write->Call) ||
+            joinedBetween(Range.getEnd(), Write->Call->getBeginLoc()) ||
+            !workerUses(*Spawn, Shared.Root, Write->Member))
           continue;
-        Races.push_back({Spawn.get(), Shared, Race::SpawnerWrites, &Write});
+        Races.push_back(
+            {Spawn.get(), Shared, Race::SpawnerWrites, Write.get()});
         break;
       }
     }
@@ -339,6 +696,124 @@ void WorkerMissingCloneCheck::registerMatchers(MatchFinder *Finder) {
 // explicit by-value capture. A by-reference capture gets none: the author may
 // want the worker's result. With IsolationHelper=torchalias the copy is
 // `torchalias::isolate(x)` from the runtime, and its header is included.
+// Containers and structs get no fix-it (their elements would each need a
+// clone). A worker's copy of a ModuleHolder (`auto local = global;`) becomes
+// a deep copy of the module, `Holder(std::dynamic_pointer_cast<Impl>(
+// global->clone()))`, when the module is Cloneable.
+namespace {
+
+std::string sourceText(const Expr *E, const SourceManager &SM,
+                       const LangOptions &LangOpts) {
+  return Lexer::getSourceText(
+             CharSourceRange::getTokenRange(E->getSourceRange()), SM, LangOpts)
+      .str();
+}
+
+std::optional<FixItHint> isolateTensor(const SharedValue &S, bool Isolate,
+                                       const SourceManager &SM,
+                                       const LangOptions &LangOpts) {
+  const Expr *Copied = S.Argument;
+  if (S.Capture && S.Capture->capturesVariable())
+    if (const auto *Var = dyn_cast<VarDecl>(S.Capture->getCapturedVar());
+        Var && Var->isInitCapture())
+      Copied = Var->getInit();
+  SourceLocation Loc =
+      S.Capture ? S.Capture->getLocation() : S.Argument->getBeginLoc();
+  if (Copied && !Copied->getBeginLoc().isMacroID() &&
+      !Copied->getEndLoc().isMacroID()) {
+    if (Isolate)
+      return FixItHint::CreateReplacement(
+          Copied->getSourceRange(),
+          "torchalias::isolate(" + sourceText(Copied, SM, LangOpts) + ")");
+    return FixItHint::CreateInsertion(
+        Lexer::getLocForEndOfToken(Copied->getEndLoc(), 0, SM, LangOpts),
+        ".clone()");
+  }
+  if (S.Capture && S.Capture->getCaptureKind() == LCK_ByCopy &&
+      S.Capture->isExplicit() && !Loc.isMacroID()) {
+    std::string Copy = Isolate ? "torchalias::isolate(" + S.Name + ")"
+                               : S.Name + ".clone()";
+    return FixItHint::CreateReplacement(
+        CharSourceRange::getTokenRange(Loc, Loc), S.Name + " = " + Copy);
+  }
+  return std::nullopt;
+}
+
+std::optional<FixItHint> deepCopyModule(const VarDecl *Copy,
+                                        const SourceManager &SM,
+                                        const LangOptions &LangOpts) {
+  const Expr *Init = Copy->getInit()->IgnoreImplicit();
+  const CXXRecordDecl *Impl = moduleImplOf(Copy->getType());
+  const CXXRecordDecl *Holder = recordOf(Copy->getType());
+  if (Copy->getInitStyle() != VarDecl::CInit || !Impl || !Holder ||
+      !isModuleHolderType(Copy->getType()) ||
+      isa<ClassTemplateSpecializationDecl>(Holder) ||
+      Init->getBeginLoc().isMacroID() || Init->getEndLoc().isMacroID())
+    return std::nullopt;
+  bool Cloneable = llvm::any_of(Impl->bases(), [](const CXXBaseSpecifier &B) {
+    const CXXRecordDecl *Base = B.getType()->getAsCXXRecordDecl();
+    return Base && Base->getIdentifier() && Base->getName() == "Cloneable" &&
+           isLibtorchDecl(Base);
+  });
+  std::string Source = sourceText(Init, SM, LangOpts);
+  if (!Cloneable || Source.empty())
+    return std::nullopt;
+  return FixItHint::CreateReplacement(
+      CharSourceRange::getTokenRange(Init->getSourceRange()),
+      Holder->getQualifiedNameAsString() + "(std::dynamic_pointer_cast<" +
+          Impl->getQualifiedNameAsString() + ">(" + Source + "->clone()))");
+}
+
+/// The warning, at the argument or capture, and its notes: the holder copy,
+/// the write, the spawner's use.
+void reportRace(ClangTidyCheck &Check, const WorkerRace &R,
+                llvm::ArrayRef<FixItHint> Fixes) {
+  const SharedValue &S = R.Shared;
+  SourceLocation Loc =
+      S.Capture ? S.Capture->getLocation() : S.Argument->getBeginLoc();
+  bool Module = S.Kind == SharedKind::Module;
+  bool Holder = S.Kind == SharedKind::Container || S.Kind == SharedKind::Struct;
+  unsigned How =
+      S.Capture ? (S.Capture->getCaptureKind() == LCK_ByRef ? 2 : 1) : 0;
+  llvm::StringRef Shares = Module   ? "shares its module"
+                           : Holder ? "holds tensors that share their storage"
+                                    : "shares its storage";
+  llvm::StringRef Writes = Module   ? "updates its parameters"
+                           : Holder ? "writes them"
+                                    : "writes it";
+  Check.diag(Loc, "%select{|by-value |by-reference }0%select{argument|capture|"
+                  "capture}0 '%1' %2 with worker entry point '%3' and "
+                  "%select{the worker %4 in place while the spawner still uses "
+                  "%5|the spawner %4 in place before the worker is joined|"
+                  "every chunk %4 in place, not only its [begin, end) part}6")
+      << How << S.Name << Shares << R.Spawn->EntryPoint << Writes
+      << (Holder ? "them" : "it") << static_cast<unsigned>(R.Kind) << Fixes;
+  if (R.Write->HolderCopy)
+    Check.diag(R.Write->HolderCopy->getLocation(),
+               "'%0' is a copy of the ModuleHolder '%1', not of the module",
+               DiagnosticIDs::Note)
+        << R.Write->HolderCopy->getName() << S.Root->getName();
+  std::string Root = "'" + S.Root->getName().str() + "'";
+  std::string Written = Root;
+  if (S.Kind == SharedKind::Struct && R.Write->Member)
+    Written = "'" + S.Root->getName().str() + "." +
+              R.Write->Member->getName().str() + "'";
+  else if (Holder)
+    Written = "a tensor of " + Root;
+  Check.diag(R.Write->Call->getExprLoc(),
+             Module ? "'%0' updates the parameters of %1 in place here"
+                    : "'%0' writes %1 in place here",
+             DiagnosticIDs::Note)
+      << R.Write->Operator << Written;
+  if (R.Use)
+    Check.diag(R.Use->getBeginLoc(),
+               "the spawner uses '%0' here, before any join",
+               DiagnosticIDs::Note)
+        << S.Root->getName();
+}
+
+} // namespace
+
 void WorkerMissingCloneCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *Function = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId);
   const FunctionAliasAnalysis *Analysis =
@@ -348,68 +823,72 @@ void WorkerMissingCloneCheck::check(const MatchFinder::MatchResult &Result) {
   auto AnalyzeCallee = [&](const FunctionDecl *Callee) {
     return analyze(Callee, *Result.Context, /*RequireWrites=*/false);
   };
-  WorkerRaceFinder Finder(*Analysis, Workers, AnalyzeCallee);
+  WorkerRaceFinder Finder(*Analysis, Workers, table(), AnalyzeCallee);
   Finder.run(Function);
 
   const SourceManager &SM = *Result.SourceManager;
   bool Isolate = IsolationHelper == "torchalias";
-  auto Text = [&](const Expr *E) {
-    return Lexer::getSourceText(
-               CharSourceRange::getTokenRange(E->getSourceRange()), SM,
-               getLangOpts())
-        .str();
-  };
   for (const WorkerRace &R : Finder.Races) {
-    const SharedTensor &S = R.Shared;
-    const Expr *Copied = S.Argument;
-    if (S.Capture && S.Capture->capturesVariable())
-      if (const auto *Var = dyn_cast<VarDecl>(S.Capture->getCapturedVar());
-          Var && Var->isInitCapture())
-        Copied = Var->getInit();
-    SourceLocation Loc = S.Capture ? S.Capture->getLocation()
-                                   : S.Argument->getBeginLoc();
     llvm::SmallVector<FixItHint, 2> Fixes;
-    if (Copied && !Copied->getBeginLoc().isMacroID() &&
-        !Copied->getEndLoc().isMacroID()) {
-      if (Isolate)
-        Fixes.push_back(FixItHint::CreateReplacement(
-            Copied->getSourceRange(),
-            "torchalias::isolate(" + Text(Copied) + ")"));
-      else
-        Fixes.push_back(FixItHint::CreateInsertion(
-            Lexer::getLocForEndOfToken(Copied->getEndLoc(), 0, SM,
-                                       getLangOpts()),
-            ".clone()"));
-    } else if (S.Capture && S.Capture->getCaptureKind() == LCK_ByCopy &&
-               S.Capture->isExplicit() && !Loc.isMacroID()) {
-      std::string Copy = Isolate ? "torchalias::isolate(" + S.Name + ")"
-                                 : S.Name + ".clone()";
-      Fixes.push_back(FixItHint::CreateReplacement(
-          CharSourceRange::getTokenRange(Loc, Loc), S.Name + " = " + Copy));
+    if (R.Shared.Kind == SharedKind::Tensor) {
+      if (std::optional<FixItHint> Fix =
+              isolateTensor(R.Shared, Isolate, SM, getLangOpts())) {
+        Fixes.push_back(*Fix);
+        if (Isolate)
+          if (std::optional<FixItHint> Include =
+                  Inserter.createIncludeInsertion(
+                      SM.getFileID(Fix->RemoveRange.getBegin()),
+                      IsolateHeader))
+            Fixes.push_back(*Include);
+      }
+    } else if (R.Write->HolderCopy && R.Kind == Race::WorkerWrites) {
+      if (std::optional<FixItHint> Fix =
+              deepCopyModule(R.Write->HolderCopy, SM, getLangOpts()))
+        Fixes.push_back(*Fix);
     }
-    if (Isolate && !Fixes.empty())
-      if (std::optional<FixItHint> Include = Inserter.createIncludeInsertion(
-              SM.getFileID(Loc), IsolateHeader))
-        Fixes.push_back(*Include);
-
-    unsigned How = S.Capture ? (S.Capture->getCaptureKind() == LCK_ByRef ? 2 : 1)
-                             : 0;
-    diag(Loc, "%select{|by-value |by-reference }0%select{argument|capture|"
-              "capture}0 '%1' shares its storage with worker entry point '%2' "
-              "and %select{the worker writes it in place while the spawner "
-              "still uses it|the spawner writes it in place before the worker "
-              "is joined|every chunk writes it in place, not only its "
-              "[begin, end) part}3")
-        << How << S.Name << R.Spawn->EntryPoint
-        << static_cast<unsigned>(R.Kind) << Fixes;
-    diag(R.Write->Call->getExprLoc(), "'%0' writes '%1' in place here",
-         DiagnosticIDs::Note)
-        << R.Write->Operator << S.Root->getName();
-    if (R.Use)
-      diag(R.Use->getBeginLoc(), "the spawner uses '%0' here, before any join",
-           DiagnosticIDs::Note)
-          << S.Root->getName();
+    reportRace(*this, R, Fixes);
   }
+  checkDatasetWrites(*Analysis, Function, *Result.Context);
+}
+
+void WorkerMissingCloneCheck::checkDatasetWrites(
+    const FunctionAliasAnalysis &Analysis, const FunctionDecl *Function,
+    ASTContext &AST) {
+  auto Analyze = [&](const FunctionDecl *F) {
+    return analyze(F, AST, /*RequireWrites=*/false);
+  };
+  DatasetViewFinder Finder(table(), Analyze);
+  WriteChains Chains;
+  for (const DatasetWrite &W : Finder.find(Analysis, Function->getBody())) {
+    if (Chains.continuesReported(*W.Write))
+      continue;
+    diag(W.Write->Call->getExprLoc(),
+         "'%0' writes example '%1' in place, but dataset '%2' returns views "
+         "of its own storage from 'get()': every epoch sees the data already "
+         "written")
+        << W.Write->Operator << W.Example->getName()
+        << W.View.Dataset->getName();
+    // Note [Clone in get()]: the fix-it clones the view where get() returns
+    // it, once per translation unit, on the note: the write's author may not
+    // own the dataset. It is applied with --fix-notes.
+    const Expr *Returned = W.View.Returned;
+    auto Note = diag(Returned->getBeginLoc(),
+                     "'get()' returns a view of member '%0' here",
+                     DiagnosticIDs::Note)
+                << W.View.Member->getName();
+    if (!Returned->getEndLoc().isMacroID() &&
+        !Returned->getBeginLoc().isMacroID() &&
+        FixedViews.insert(Returned).second)
+      Note << FixItHint::CreateInsertion(
+          Lexer::getLocForEndOfToken(Returned->getEndLoc(), 0,
+                                     AST.getSourceManager(), getLangOpts()),
+          ".clone()");
+  }
+}
+
+void WorkerMissingCloneCheck::onEndOfTranslationUnit() {
+  AliasCheckBase::onEndOfTranslationUnit();
+  FixedViews.clear();
 }
 
 } // namespace clang::tidy::libtorch

@@ -4,6 +4,7 @@
 #define TORCHALIAS_CHECKS_WORKERMISSINGCLONECHECK_H
 
 #include "AliasCheckBase.h"
+#include "DatasetViews.h"
 #include "WorkerEntryPoints.h"
 #include "clang-tidy/utils/IncludeInserter.h"
 
@@ -13,6 +14,9 @@ namespace clang::tidy::libtorch {
 
 /// Finds tensors handed to a worker thread without a clone while the worker
 /// or the spawner writes them in place and nothing orders the two.
+/// Containers and structs of tensors and ModuleHolders count as tensors, and
+/// so does an example of a dataset whose get() returns views of its own
+/// storage, written in place.
 ///
 /// For the user-facing documentation see:
 /// docs/checks/libtorch-worker-missing-clone.md
@@ -27,12 +31,18 @@ public:
                            Preprocessor *ModuleExpanderPP) override;
   void registerMatchers(ast_matchers::MatchFinder *Finder) override;
   void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
+  void onEndOfTranslationUnit() override;
 
 private:
+  void checkDatasetWrites(const FunctionAliasAnalysis &Analysis,
+                          const FunctionDecl *Function, ASTContext &AST);
+
   const std::string RawWorkerEntryPoints;
   const WorkerEntryPoints Workers;
   const std::string IsolationHelper;
   utils::IncludeInserter Inserter;
+  /// The views of get() already given a fix-it, in this translation unit.
+  llvm::DenseSet<const Expr *> FixedViews;
 };
 
 } // namespace clang::tidy::libtorch

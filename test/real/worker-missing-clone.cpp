@@ -47,3 +47,58 @@ torch::Tensor NegativeGetBeforeWrite(torch::Tensor buf) {
   buf.div_(2);
   return s;
 }
+
+// The DataLoader: a dataset whose get() returns views of its own storage.
+
+struct ViewDataset : torch::data::datasets::Dataset<ViewDataset> {
+  ViewDataset() : images_(torch::rand({8, 4})), labels_(torch::rand({8})) {}
+  torch::data::Example<> get(size_t i) override {
+    return {images_[i], labels_[i]};
+  }
+  torch::optional<size_t> size() const override { return 8; }
+  torch::Tensor images_, labels_;
+};
+
+void PositiveDatasetViewsWritten() {
+  auto loader = torch::data::make_data_loader(ViewDataset(), 4);
+  for (auto &batch : *loader)
+    for (auto &ex : batch)
+      ex.data.div_(255);
+  // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: 'div_' writes example 'ex' in place, but dataset 'ViewDataset' returns views of its own storage from 'get()': every epoch sees the data already written
+}
+
+void NegativeDatasetStacked() {
+  auto loader = torch::data::make_data_loader(
+      ViewDataset().map(torch::data::transforms::Stack<>()), 4);
+  for (auto &batch : *loader)
+    batch.data.div_(255);
+}
+
+// A ModuleHolder copied into a worker.
+
+void PositiveModuleCopyInWorker(const torch::Tensor &x) {
+  torch::nn::Linear global(4, 4);
+  std::thread t([&] {
+    auto local = global;
+    // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: by-reference capture 'global' shares its module with worker entry point 'std::thread' and the worker updates its parameters in place while the spawner still uses it
+    // CHECK-FIXES: auto local = torch::nn::Linear(std::dynamic_pointer_cast<torch::nn::LinearImpl>(global->clone()));
+    torch::optim::SGD opt(local->parameters(), torch::optim::SGDOptions(0.1));
+    opt.step();
+  });
+  consume(global->forward(x));
+  t.join();
+}
+
+// A vector of tensors handed to a thread.
+
+void halve_all(std::vector<torch::Tensor> v) {
+  for (auto &t : v)
+    t.div_(2);
+}
+
+void PositiveVectorArgument(std::vector<torch::Tensor> batch) {
+  std::thread t(halve_all, batch);
+  // CHECK-MESSAGES: :[[@LINE-1]]:28: warning: argument 'batch' holds tensors that share their storage with worker entry point 'std::thread' and the worker writes them in place while the spawner still uses them
+  consume(batch[0]);
+  t.join();
+}

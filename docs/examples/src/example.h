@@ -7,6 +7,7 @@ torch::Tensor decode_frame();
 torch::Tensor normalize_batch(const torch::Tensor &batch);
 void roll_history(torch::Tensor &history, const torch::Tensor &frame);
 float train_language_model();
+float scaled_pixel_sum(int epochs);
 
 struct TinyNetImpl : torch::nn::Module {
   TinyNetImpl();

@@ -26,5 +26,6 @@ int main() {
   std::cout << history.sum().item<float>() << "\n";
   std::cout << train_language_model() << "\n";
   std::cout << prepare_batch(4).sum().item<float>() << "\n";
+  std::cout << scaled_pixel_sum(2) << "\n";
   return 0;
 }

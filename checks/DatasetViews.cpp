@@ -1,0 +1,220 @@
+//===- DatasetViews.cpp - examples that are views of their dataset --------===//
+
+#include "DatasetViews.h"
+
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/StmtCXX.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <functional>
+
+namespace clang::tidy::libtorch {
+
+namespace {
+
+bool isNamed(const CXXRecordDecl *Record, llvm::StringRef Qualified) {
+  return Record && Record->getQualifiedNameAsString() == Qualified;
+}
+
+/// A class derived from one of torch::data's dataset templates.
+bool isDataset(const CXXRecordDecl *Record) {
+  if (!Record || !Record->hasDefinition() || isLibtorchDecl(Record))
+    return false;
+  bool Found = false;
+  Record->forallBases([&](const CXXRecordDecl *Base) {
+    Found |= isNamed(Base, "torch::data::datasets::BatchDataset");
+    return true;
+  });
+  return Found;
+}
+
+/// `get()` as the dataset class itself defines it.
+const CXXMethodDecl *ownGet(const CXXRecordDecl *Dataset) {
+  for (const CXXMethodDecl *Method : Dataset->methods())
+    if (Method->getIdentifier() && Method->getName() == "get" &&
+        Method->hasBody())
+      return Method;
+  return nullptr;
+}
+
+/// The tensors a returned expression is built from: itself, or the
+/// arguments of the Example it constructs (`return {images_[i], y};`).
+void returnedTensors(const Expr *E, llvm::SmallVectorImpl<const Expr *> &Out) {
+  if (!E)
+    return;
+  E = E->IgnoreImplicit()->IgnoreParens();
+  if (isTensorType(E->getType())) {
+    Out.push_back(E);
+    return;
+  }
+  if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(E))
+    return returnedTensors(Cast->getSubExpr(), Out);
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E))
+    for (const Expr *Arg : Construct->arguments())
+      returnedTensors(Arg, Out);
+  if (const auto *List = dyn_cast<InitListExpr>(E))
+    for (const Expr *Init : List->inits())
+      returnedTensors(Init, Out);
+}
+
+void findReturns(const Stmt *S,
+                 llvm::SmallVectorImpl<const ReturnStmt *> &Out) {
+  if (!S || isa<LambdaExpr>(S))
+    return;
+  if (const auto *Return = dyn_cast<ReturnStmt>(S))
+    Out.push_back(Return);
+  for (const Stmt *Child : S->children())
+    findReturns(Child, Out);
+}
+
+} // namespace
+
+std::optional<DatasetView>
+DatasetViewFinder::viewReturnedBy(const CXXRecordDecl *Dataset,
+                                  unsigned Position) {
+  const CXXMethodDecl *Get = isDataset(Dataset) ? ownGet(Dataset) : nullptr;
+  const FunctionAliasAnalysis *GetAnalysis = Get ? Analyze(Get) : nullptr;
+  if (!GetAnalysis)
+    return std::nullopt;
+  // The values of get()'s locals at their declarations, in source order.
+  AliasEnvironment Environment;
+  std::function<void(const Stmt *)> Declare = [&](const Stmt *S) {
+    if (!S || isa<LambdaExpr>(S))
+      return;
+    if (const auto *Decl = dyn_cast<DeclStmt>(S))
+      for (const auto *D : Decl->decls())
+        if (const auto *Var = dyn_cast<VarDecl>(D);
+            Var && Var->getInit() && isTensorType(Var->getType()))
+          Environment[Var] = GetAnalysis->evaluate(Var->getInit(), Environment);
+    for (const Stmt *Child : S->children())
+      Declare(Child);
+  };
+  Declare(Get->getBody());
+  llvm::SmallVector<const ReturnStmt *, 2> Returns;
+  findReturns(Get->getBody(), Returns);
+  for (const ReturnStmt *Return : Returns) {
+    llvm::SmallVector<const Expr *, 2> Tensors;
+    returnedTensors(Return->getRetValue(), Tensors);
+    if (Position < Tensors.size()) {
+      const Expr *Tensor = Tensors[Position];
+      AliasValue Value = GetAnalysis->evaluate(Tensor, Environment);
+      const auto *Member = dyn_cast_or_null<FieldDecl>(Value.Root);
+      if (Member && Value.RootOrigin == Origin::ObjectState &&
+          Value.Rel != Relation::MayAlias)
+        return DatasetView{Dataset, Tensor, Member};
+    }
+  }
+  return std::nullopt;
+}
+
+const Expr *DatasetViewFinder::exampleOf(const Expr *Target,
+                                         unsigned &Position) const {
+  for (unsigned Depth = 0; Target && Depth < 16; ++Depth) {
+    Target = skipHandleCopies(Target);
+    if (const auto *Call = dyn_cast<CallExpr>(Target)) {
+      std::optional<TensorCall> Tensor = resolveTensorCall(Call, Table);
+      if (!Tensor || !Tensor->Effect.ResultAliases ||
+          *Tensor->Effect.ResultAliases >= Tensor->Args.size())
+        return nullptr;
+      Target = Tensor->Args[*Tensor->Effect.ResultAliases];
+      continue;
+    }
+    if (const auto *Member = dyn_cast<MemberExpr>(Target)) {
+      const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl());
+      if (Member->isArrow() || !Field ||
+          !isNamed(dyn_cast<CXXRecordDecl>(Field->getParent()),
+                   "torch::data::Example"))
+        return nullptr;
+      Position = Field->getFieldIndex();
+      return Member->getBase();
+    }
+    // `auto &image = ex.data;`
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(Target)) {
+      const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+      if (!Var || !Var->getType()->isReferenceType() || !Var->getInit() ||
+          RangeInits.count(Var))
+        return nullptr;
+      Target = Var->getInit();
+      continue;
+    }
+    return nullptr;
+  }
+  return nullptr;
+}
+
+const CXXRecordDecl *DatasetViewFinder::datasetOf(const Expr *E,
+                                                  const VarDecl *&Named) const {
+  for (unsigned Depth = 0; E && Depth < 16; ++Depth) {
+    E = E->IgnoreImplicit()->IgnoreParens();
+    // `*loader`: a StatelessDataLoader<Dataset, Sampler>.
+    const auto *Loader = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
+        E->getType()->getAsCXXRecordDecl());
+    if (Loader && isNamed(Loader, "torch::data::StatelessDataLoader") &&
+        Loader->getTemplateArgs().size() > 0 &&
+        Loader->getTemplateArgs()[0].getKind() == TemplateArgument::Type)
+      return Loader->getTemplateArgs()[0].getAsType()->getAsCXXRecordDecl();
+    if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E)) {
+      const CXXMethodDecl *Method = Call->getMethodDecl();
+      if (Method && Method->getIdentifier() && Method->getName() == "get")
+        return Method->getParent();
+    }
+    // `batch[0]`, `batch.at(0)`: an example of a batch.
+    if (const auto *Call = dyn_cast<CallExpr>(E)) {
+      const auto *Method =
+          dyn_cast_or_null<CXXMethodDecl>(Call->getDirectCallee());
+      const auto *Container =
+          Method
+              ? dyn_cast<ClassTemplateSpecializationDecl>(Method->getParent())
+              : nullptr;
+      if (!Container || !Container->isInStdNamespace() ||
+          Container->getName() != "vector" || Call->getNumArgs() == 0)
+        return nullptr;
+      E = isa<CXXMemberCallExpr>(Call)
+              ? cast<CXXMemberCallExpr>(Call)->getImplicitObjectArgument()
+              : Call->getArg(0);
+      continue;
+    }
+    const auto *Ref = dyn_cast<DeclRefExpr>(E);
+    const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+    if (!Var || isa<ParmVarDecl>(Var))
+      return nullptr;
+    if (!Named)
+      Named = Var;
+    if (auto It = RangeInits.find(Var); It != RangeInits.end())
+      E = It->second;
+    else
+      E = Var->getInit();
+  }
+  return nullptr;
+}
+
+std::vector<DatasetWrite>
+DatasetViewFinder::find(const FunctionAliasAnalysis &Analysis,
+                        const Stmt *Body) {
+  std::function<void(const Stmt *)> Index = [&](const Stmt *S) {
+    if (!S)
+      return;
+    if (const auto *RangeFor = dyn_cast<CXXForRangeStmt>(S))
+      RangeInits[RangeFor->getLoopVariable()] = RangeFor->getRangeInit();
+    for (const Stmt *Child : S->children())
+      Index(Child);
+  };
+  Index(Body);
+  std::vector<DatasetWrite> Result;
+  for (const WriteEvent &Write : Analysis.writes()) {
+    if (Write.Value.Rel == Relation::MayAlias)
+      continue;
+    unsigned Position = 0;
+    const Expr *Example = exampleOf(Write.Target, Position);
+    const VarDecl *Named = nullptr;
+    const CXXRecordDecl *Dataset =
+        Example ? datasetOf(Example, Named) : nullptr;
+    if (!Dataset || !Named)
+      continue;
+    if (std::optional<DatasetView> View = viewReturnedBy(Dataset, Position))
+      Result.push_back({&Write, Named, *View});
+  }
+  return Result;
+}
+
+} // namespace clang::tidy::libtorch
