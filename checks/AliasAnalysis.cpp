@@ -447,10 +447,10 @@ FunctionAliasAnalysis::evaluateCall(const CallExpr *Call,
     if (Tensor->Special == SpecialOperation::FromBlob)
       return temporary(Origin::External);
     const CallEffect &Effect = Tensor->Effect;
-    if (!Effect.ResultAliases || *Effect.ResultAliases >= Tensor->Args.size())
+    const Expr *Aliased = Tensor->aliasedArgument();
+    if (!Aliased)
       return temporary(Origin::Fresh);
-    AliasValue Base =
-        evaluate(Tensor->Args[*Effect.ResultAliases], Environment);
+    AliasValue Base = evaluate(Aliased, Environment);
     Relation Rel = Relation::Handle;
     if (Tensor->Special != SpecialOperation::None)
       Rel = Relation::Detached;

@@ -113,10 +113,9 @@ const Expr *DatasetViewFinder::exampleOf(const Expr *Target,
     Target = skipHandleCopies(Target);
     if (const auto *Call = dyn_cast<CallExpr>(Target)) {
       std::optional<TensorCall> Tensor = resolveTensorCall(Call, Table);
-      if (!Tensor || !Tensor->Effect.ResultAliases ||
-          *Tensor->Effect.ResultAliases >= Tensor->Args.size())
+      if (!Tensor)
         return nullptr;
-      Target = Tensor->Args[*Tensor->Effect.ResultAliases];
+      Target = Tensor->aliasedArgument();
       continue;
     }
     if (const auto *Member = dyn_cast<MemberExpr>(Target)) {
@@ -191,15 +190,7 @@ const CXXRecordDecl *DatasetViewFinder::datasetOf(const Expr *E,
 std::vector<DatasetWrite>
 DatasetViewFinder::find(const FunctionAliasAnalysis &Analysis,
                         const Stmt *Body) {
-  std::function<void(const Stmt *)> Index = [&](const Stmt *S) {
-    if (!S)
-      return;
-    if (const auto *RangeFor = dyn_cast<CXXForRangeStmt>(S))
-      RangeInits[RangeFor->getLoopVariable()] = RangeFor->getRangeInit();
-    for (const Stmt *Child : S->children())
-      Index(Child);
-  };
-  Index(Body);
+  RangeInits = rangeForInits(Body);
   std::vector<DatasetWrite> Result;
   for (const WriteEvent &Write : Analysis.writes()) {
     if (Write.Value.Rel == Relation::MayAlias)

@@ -729,11 +729,10 @@ ObjectKey ParameterSharingAnalysis::tensorKey(const Expr *E, bool *IsView) {
   E = skipModuleHandleCopies(E);
   if (const auto *Call = dyn_cast<CallExpr>(E)) {
     if (std::optional<TensorCall> Tensor = resolveTensorCall(Call, Table)) {
-      const std::optional<unsigned> &Aliased = Tensor->Effect.ResultAliases;
-      if (Aliased && *Aliased < Tensor->Args.size()) {
+      if (const Expr *Aliased = Tensor->aliasedArgument()) {
         if (IsView)
           *IsView = true;
-        return tensorKey(Tensor->Args[*Aliased], IsView);
+        return tensorKey(Aliased, IsView);
       }
     }
     if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);

@@ -56,10 +56,10 @@ const Expr *writtenParameter(const Expr *Target, const OperatorTable &Table) {
     if (!Call)
       return Target;
     if (std::optional<TensorCall> Tensor = resolveTensorCall(Call, Table)) {
-      const std::optional<unsigned> &Aliased = Tensor->Effect.ResultAliases;
-      if (!Aliased || *Aliased >= Tensor->Args.size())
+      const Expr *Aliased = Tensor->aliasedArgument();
+      if (!Aliased)
         return Target;
-      Target = Tensor->Args[*Aliased];
+      Target = Aliased;
       continue;
     }
     const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);

@@ -4,6 +4,7 @@
 
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/StmtCXX.h"
 #include "llvm/ADT/StringSwitch.h"
 
 namespace clang::tidy::libtorch {
@@ -248,6 +249,20 @@ std::optional<TensorCall> resolveTensorCall(const CallExpr *Call,
     return Result;
   }
   return std::nullopt;
+}
+
+llvm::DenseMap<const VarDecl *, const Expr *> rangeForInits(const Stmt *Body) {
+  llvm::DenseMap<const VarDecl *, const Expr *> Inits;
+  llvm::SmallVector<const Stmt *, 32> Work = {Body};
+  while (!Work.empty()) {
+    const Stmt *S = Work.pop_back_val();
+    if (!S)
+      continue;
+    if (const auto *RangeFor = dyn_cast<CXXForRangeStmt>(S))
+      Inits[RangeFor->getLoopVariable()] = RangeFor->getRangeInit();
+    llvm::append_range(Work, S->children());
+  }
+  return Inits;
 }
 
 } // namespace clang::tidy::libtorch

@@ -14,6 +14,7 @@
 
 #include "OperatorTable.h"
 #include "clang/AST/Expr.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <optional>
@@ -53,6 +54,13 @@ struct TensorCall {
   bool IsIndexAssignment = false;
 
   const Expr *written(unsigned I) const { return Args[Effect.WrittenArgs[I]]; }
+  /// The operand the result aliases (the base of a view, `self` of an
+  /// in-place method); null when the result is a fresh tensor.
+  const Expr *aliasedArgument() const {
+    if (!Effect.ResultAliases || *Effect.ResultAliases >= Args.size())
+      return nullptr;
+    return Args[*Effect.ResultAliases];
+  }
 };
 
 /// Resolves Call if it is a libtorch tensor operation; std::nullopt otherwise
@@ -63,6 +71,10 @@ std::optional<TensorCall> resolveTensorCall(const CallExpr *Call,
 /// Strips the implicit nodes around a tensor-valued expression: casts,
 /// temporaries, parentheses and copy or move construction of a handle.
 const Expr *skipHandleCopies(const Expr *E);
+
+/// The range of each range-for loop in Body, by its loop variable
+/// (`for (auto &p : range)`), so that a use of `p` can be followed to `range`.
+llvm::DenseMap<const VarDecl *, const Expr *> rangeForInits(const Stmt *Body);
 
 } // namespace clang::tidy::libtorch
 

@@ -252,8 +252,6 @@ void WorkerRaceFinder::collect(const Stmt *S) {
         }
       }
   }
-  if (const auto *RangeFor = dyn_cast<CXXForRangeStmt>(S))
-    RangeInits[RangeFor->getLoopVariable()] = RangeFor->getRangeInit();
   if (const auto *Lambda = dyn_cast<LambdaExpr>(S))
     for (const LambdaCapture &Capture : Lambda->captures())
       if (Capture.capturesVariable())
@@ -338,10 +336,9 @@ TensorPlace WorkerRaceFinder::placeOf(const Expr *E, unsigned Depth) const {
     E = OfModule ? skipModuleHandleCopies(E) : skipHandleCopies(E);
     if (const auto *Call = dyn_cast<CallExpr>(E)) {
       if (std::optional<TensorCall> Tensor = resolveTensorCall(Call, Table)) {
-        const std::optional<unsigned> &Aliased = Tensor->Effect.ResultAliases;
-        if (!Aliased || *Aliased >= Tensor->Args.size())
+        E = Tensor->aliasedArgument();
+        if (!E)
           return Place;
-        E = Tensor->Args[*Aliased];
         continue;
       }
       const auto *Method =
@@ -433,15 +430,8 @@ WorkerRaceFinder::updatesOf(const FunctionAliasAnalysis &Owner,
       Result.push_back(std::move(U));
   };
   // Range-for variables first: placeOf follows them.
-  std::function<void(const Stmt *)> IndexRanges = [&](const Stmt *S) {
-    if (!S)
-      return;
-    if (const auto *RangeFor = dyn_cast<CXXForRangeStmt>(S))
-      RangeInits[RangeFor->getLoopVariable()] = RangeFor->getRangeInit();
-    for (const Stmt *Child : S->children())
-      IndexRanges(Child);
-  };
-  IndexRanges(Body);
+  llvm::DenseMap<const VarDecl *, const Expr *> Ranges = rangeForInits(Body);
+  RangeInits.insert(Ranges.begin(), Ranges.end());
   for (const WriteEvent &Write : Owner.writes())
     Add(Write.Call, Write.Operator, &Write, Write.Target);
   std::function<void(const Stmt *)> FindSteps = [&](const Stmt *S) {
