@@ -19,6 +19,13 @@
 
 namespace clang::tidy::libtorch {
 
+/// The copy that isolating fix-its insert: option `IsolationHelper` of the
+/// checks that offer one.
+enum class IsolationHelper {
+  Clone,      ///< libtorch alone: `.clone()`, `Module::clone()`.
+  Torchalias, ///< The runtime library: `torchalias::isolate`, ...
+};
+
 /// Function definitions the checks analyse: user code with a body, not
 /// libtorch's own inline functions, not system headers, not lambda bodies
 /// (they are analysed with the function that holds them) and not dependent
@@ -79,5 +86,17 @@ private:
 };
 
 } // namespace clang::tidy::libtorch
+
+namespace clang::tidy {
+template <> struct OptionEnumMapping<libtorch::IsolationHelper> {
+  static ArrayRef<std::pair<libtorch::IsolationHelper, StringRef>>
+  getEnumMapping() {
+    static constexpr std::pair<libtorch::IsolationHelper, StringRef>
+        Mapping[] = {{libtorch::IsolationHelper::Clone, "clone"},
+                     {libtorch::IsolationHelper::Torchalias, "torchalias"}};
+    return Mapping;
+  }
+};
+} // namespace clang::tidy
 
 #endif

@@ -208,14 +208,14 @@ bool isCopiedInWorker(const VarDecl *Copy, const FunctionDecl *Function) {
 SharedParameterUpdateCheck::SharedParameterUpdateCheck(StringRef Name,
                                                        ClangTidyContext *Context)
     : AliasCheckBase(Name, Context),
-      IsolationHelper(Options.get("IsolationHelper", "")),
+      Isolation(Options.get("IsolationHelper", IsolationHelper::Clone)),
       WarnWithoutSink(Options.get("WarnWithoutSink", false)),
       Includes(Options.getLocalOrGlobal("IncludeStyle",
                                         utils::IncludeSorter::IS_LLVM),
                areDiagsSelfContained()) {}
 
 void SharedParameterUpdateCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
-  Options.store(Opts, "IsolationHelper", IsolationHelper);
+  Options.store(Opts, "IsolationHelper", Isolation);
   Options.store(Opts, "WarnWithoutSink", WarnWithoutSink);
   AliasCheckBase::storeOptions(Opts);
   Options.store(Opts, "IncludeStyle", Includes.getStyle());
@@ -439,7 +439,7 @@ void SharedParameterUpdateCheck::checkSink(const Expr *Sink, const Expr *ListExp
 // has no single place to wrap).
 std::optional<FixItHint>
 SharedParameterUpdateCheck::deduplicate(const Expr *List, ASTContext &AST) {
-  if (IsolationHelper != "torchalias" || !isTensorListType(List->getType()))
+  if (Isolation != IsolationHelper::Torchalias || !isTensorListType(List->getType()))
     return std::nullopt;
   const Expr *Written = List->IgnoreImplicit();
   if (isa<InitListExpr, CXXStdInitializerListExpr>(Written) ||
@@ -768,7 +768,7 @@ SharedParameterUpdateCheck::cloneAtCopy(const Expr *Init, QualType Type,
                      "->clone())";
   std::string Replacement;
   bool IsHolder = isModuleHolderType(Type);
-  if (IsolationHelper == "torchalias" && IsHolder &&
+  if (Isolation == IsolationHelper::Torchalias && IsHolder &&
       isModuleHolderType(Source->getType()))
     Replacement = "torchalias::deep_clone(" + Text + ")";
   else if (DirectInit || !IsHolder)

@@ -71,7 +71,7 @@ private:
   void addTieNotes(const ParameterTie &Tie);
   std::optional<FixItHint> deduplicate(const Expr *List, ASTContext &AST);
 
-  const std::string IsolationHelper;
+  const IsolationHelper Isolation;
   const bool WarnWithoutSink;
   utils::IncludeInserter Includes;
   std::unique_ptr<ParameterSharingAnalysis> Analysis;

@@ -659,7 +659,7 @@ WorkerMissingCloneCheck::WorkerMissingCloneCheck(StringRef Name,
       RawWorkerEntryPoints(
           Options.get("WorkerEntryPoints", DefaultWorkerEntryPoints)),
       Workers(utils::options::parseStringList(RawWorkerEntryPoints)),
-      IsolationHelper(Options.get("IsolationHelper", "clone")),
+      Isolation(Options.get("IsolationHelper", IsolationHelper::Clone)),
       Inserter(Options.getLocalOrGlobal("IncludeStyle",
                                         utils::IncludeSorter::IS_LLVM),
                areDiagsSelfContained()) {}
@@ -667,7 +667,7 @@ WorkerMissingCloneCheck::WorkerMissingCloneCheck(StringRef Name,
 void WorkerMissingCloneCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   AliasCheckBase::storeOptions(Opts);
   Options.store(Opts, "WorkerEntryPoints", RawWorkerEntryPoints);
-  Options.store(Opts, "IsolationHelper", IsolationHelper);
+  Options.store(Opts, "IsolationHelper", Isolation);
   Options.store(Opts, "IncludeStyle", Inserter.getStyle());
 }
 
@@ -817,7 +817,7 @@ void WorkerMissingCloneCheck::check(const MatchFinder::MatchResult &Result) {
   Finder.run(Function);
 
   const SourceManager &SM = *Result.SourceManager;
-  bool Isolate = IsolationHelper == "torchalias";
+  bool Isolate = Isolation == IsolationHelper::Torchalias;
   for (const WorkerRace &R : Finder.Races) {
     llvm::SmallVector<FixItHint, 2> Fixes;
     if (R.Shared.Kind == SharedKind::Tensor) {

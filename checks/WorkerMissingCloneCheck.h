@@ -39,7 +39,7 @@ private:
 
   const std::string RawWorkerEntryPoints;
   const WorkerEntryPoints Workers;
-  const std::string IsolationHelper;
+  const IsolationHelper Isolation;
   utils::IncludeInserter Inserter;
   /// The views of get() already given a fix-it, in this translation unit.
   llvm::DenseSet<const Expr *> FixedViews;
