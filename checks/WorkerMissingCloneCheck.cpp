@@ -8,6 +8,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMap.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Lexer.h"
@@ -160,12 +161,13 @@ const Expr *optimizerParameters(const CXXMemberCallExpr *Step) {
 /// So does a container or struct of tensors (copying it copies handles) and
 /// a ModuleHolder (copying it copies a shared_ptr to the module).
 ///
-/// Simplification: ordering is source order within the spawning function.
-/// A spawner's use or write after the spawn is unordered unless a `join()`,
-/// `get()` or `wait()` call comes between, or a `lock_guard`, `unique_lock` or
+/// Simplification: a spawner's use or write races the spawn when some path
+/// of the spawning function's CFG runs from the spawn to it without passing a
+/// join (see Note [Spawner paths]), unless a `lock_guard`, `unique_lock` or
 /// `scoped_lock` is declared earlier in a scope enclosing the write. Tensor
 /// values are those of the alias analysis at their declaration, so a variable
-/// reassigned after the spawn keeps its first value. A write reaches a
+/// reassigned after the spawn keeps its first value, except that a path
+/// through the reassignment does not count. A write reaches a
 /// container, struct or module through the syntax of its target: element
 /// (`v[i]`), member (`b.images`) and view accesses, range-for variables,
 /// references, copies of the holder (`auto local = global;`) and
@@ -173,8 +175,9 @@ const Expr *optimizerParameters(const CXXMemberCallExpr *Step) {
 /// not followed back to the struct.
 ///
 /// Limitation: joins in other functions, condition variables and atomics are
-/// not seen; a loop that spawns and joins in one iteration is treated like
-/// straight-line code.
+/// not seen; a loop around a join counts as joining even when it may skip it;
+/// statements in lambda bodies other than the worker's, and every statement
+/// when the CFG cannot be built, are ordered by source position.
 class WorkerRaceFinder {
 public:
   WorkerRaceFinder(const FunctionAliasAnalysis &Analysis,
@@ -201,6 +204,12 @@ private:
   bool isPartitioned(const Update &Write, const LambdaExpr *Body) const;
   bool isLocked(const Stmt *S) const;
   bool joinedBetween(SourceLocation From, SourceLocation To) const;
+  void buildPaths(const FunctionDecl *Function);
+  std::optional<std::pair<const CFGBlock *, unsigned>>
+  positionOf(const Stmt *S) const;
+  bool isJoin(const CFGElement &Element) const;
+  bool runsUnjoined(const Stmt *Spawn, const Stmt *Later,
+                    const ValueDecl *Root) const;
   const Stmt *useAfter(const WorkerSpawn &Spawn, const ValueDecl *Root,
                        const FieldDecl *Member) const;
   bool workerUses(const WorkerSpawn &Spawn, const ValueDecl *Root,
@@ -217,6 +226,18 @@ private:
   /// Lock guards and the scope they hold the lock for.
   std::vector<std::pair<SourceLocation, SourceRange>> Locks;
   std::vector<const CallExpr *> Joins;
+  /// The spawning function's CFG; null when it cannot be built.
+  std::unique_ptr<CFG> Graph;
+  std::unique_ptr<ParentMap> Parents;
+  /// The block and element index of each statement of the CFG.
+  llvm::DenseMap<const Stmt *, std::pair<const CFGBlock *, unsigned>>
+      Positions;
+  /// The declarations and assignments of each variable, as Positions.
+  llvm::DenseMap<const ValueDecl *,
+                 llvm::SmallVector<std::pair<const CFGBlock *, unsigned>, 2>>
+      Rebinds;
+  /// Loop headers that a path does not pass unjoined: Note [Join loops].
+  llvm::DenseSet<const CFGBlock *> JoinLoopHeaders;
   std::vector<std::pair<const ValueDecl *, const DeclRefExpr *>> References;
   /// References that are the object of a member access (`b.images`).
   llvm::DenseMap<const DeclRefExpr *, const FieldDecl *> MemberOf;
@@ -544,21 +565,165 @@ bool WorkerRaceFinder::joinedBetween(SourceLocation From,
   });
 }
 
+/// The variable that S gives a fresh value: its declaration, or an assignment
+/// to it (a tensor's `=` rebinds the handle).
+static const ValueDecl *reboundVariable(const Stmt *S) {
+  if (const auto *Decl = dyn_cast<DeclStmt>(S))
+    return Decl->isSingleDecl() ? dyn_cast<VarDecl>(Decl->getSingleDecl())
+                                : nullptr;
+  const Expr *Target = nullptr;
+  if (const auto *Assign = dyn_cast<BinaryOperator>(S);
+      Assign && Assign->getOpcode() == BO_Assign)
+    Target = Assign->getLHS();
+  if (const auto *Assign = dyn_cast<CXXOperatorCallExpr>(S);
+      Assign && Assign->getOperator() == OO_Equal && Assign->getNumArgs() == 2)
+    Target = Assign->getArg(0);
+  const auto *Ref =
+      Target ? dyn_cast<DeclRefExpr>(Target->IgnoreImplicit()) : nullptr;
+  return Ref ? Ref->getDecl() : nullptr;
+}
+
+/// A thread or future whose destructor waits for its worker.
+static bool joinsOnDestruction(QualType Type) {
+  std::string Name = Type.getCanonicalType().getAsString();
+  return llvm::StringRef(Name).contains("jthread") ||
+         llvm::StringRef(Name).contains("future<");
+}
+
+// Note [Spawner paths]
+// A spawner's write or use races a worker when it can run after the spawn
+// with no join between. Source order misses loops: a write early in a loop
+// body that spawns runs while the previous iteration's worker is still
+// running. So ordering follows the paths of the spawning function's CFG, built
+// with the options of the alias analysis, plus implicit destructors (a
+// jthread's or a future's destructor waits, Note [Join loops] for loops).
+// Statements map to their CFG element; a sub-statement without one to its
+// nearest ancestor that has one. Statements in a lambda body run when the
+// lambda is called, not where it is written: they, and every statement when
+// the CFG cannot be built, fall back to source order.
+//
+// Note [Join loops]
+// `for (auto &t : threads) t.join();` joins every worker, but its CFG also
+// has the path that skips the body (no threads). A path that reaches the
+// header of the innermost loop around a join is taken to have joined.
+void WorkerRaceFinder::buildPaths(const FunctionDecl *Function) {
+  CFG::BuildOptions Options;
+  Options.setAllAlwaysAdd();
+  Options.AddImplicitDtors = true;
+  Graph = CFG::buildCFG(Function, Function->getBody(),
+                        &Function->getASTContext(), Options);
+  if (!Graph)
+    return;
+  Parents = std::make_unique<ParentMap>(Function->getBody());
+  for (const CFGBlock *Block : *Graph) {
+    unsigned Index = 0;
+    for (const CFGElement &Element : *Block) {
+      if (std::optional<CFGStmt> S = Element.getAs<CFGStmt>()) {
+        Positions.try_emplace(S->getStmt(), Block, Index);
+        if (const ValueDecl *Var = reboundVariable(S->getStmt()))
+          Rebinds[Var].push_back({Block, Index});
+      }
+      ++Index;
+    }
+  }
+  llvm::DenseSet<const Stmt *> JoinLoops;
+  for (const CallExpr *Join : Joins) {
+    if (!positionOf(Join))
+      continue;
+    for (const Stmt *S = Parents->getParent(Join); S; S = Parents->getParent(S))
+      if (isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(S)) {
+        JoinLoops.insert(S);
+        break;
+      }
+  }
+  for (const CFGBlock *Block : *Graph)
+    if (JoinLoops.contains(Block->getTerminatorStmt()))
+      JoinLoopHeaders.insert(Block);
+}
+
+std::optional<std::pair<const CFGBlock *, unsigned>>
+WorkerRaceFinder::positionOf(const Stmt *S) const {
+  if (auto It = Positions.find(S); It != Positions.end())
+    return It->second;
+  for (const Stmt *Parent = Parents->getParent(S); Parent;
+       Parent = Parents->getParent(Parent)) {
+    if (isa<LambdaExpr>(Parent))
+      return std::nullopt;
+    if (auto It = Positions.find(Parent); It != Positions.end())
+      return It->second;
+  }
+  return std::nullopt;
+}
+
+bool WorkerRaceFinder::isJoin(const CFGElement &Element) const {
+  if (std::optional<CFGStmt> S = Element.getAs<CFGStmt>())
+    return llvm::is_contained(Joins, S->getStmt());
+  if (std::optional<CFGAutomaticObjDtor> Dtor =
+          Element.getAs<CFGAutomaticObjDtor>())
+    return joinsOnDestruction(Dtor->getVarDecl()->getType());
+  return false;
+}
+
+/// Whether Later can run after Spawn before the worker is joined, and while
+/// Root still holds the value the worker was handed.
+bool WorkerRaceFinder::runsUnjoined(const Stmt *Spawn, const Stmt *Later,
+                                    const ValueDecl *Root) const {
+  auto From = Graph ? positionOf(Spawn) : std::nullopt;
+  auto To = From ? positionOf(Later) : std::nullopt;
+  if (!To)
+    return SM->isBeforeInTranslationUnit(Spawn->getEndLoc(),
+                                         Later->getBeginLoc()) &&
+           !joinedBetween(Spawn->getEndLoc(), Later->getBeginLoc());
+  const auto &Rebound = Rebinds.lookup(Root);
+  // Scans Block from Index: true at Later, false at a join or a rebinding
+  // of Root, nullopt past the end.
+  auto Scan = [&](const CFGBlock *Block,
+                  unsigned Index) -> std::optional<bool> {
+    for (; Index < Block->size(); ++Index) {
+      if (std::make_pair(Block, Index) == *To)
+        return true;
+      if (isJoin((*Block)[Index]) ||
+          llvm::is_contained(Rebound, std::make_pair(Block, Index)))
+        return false;
+    }
+    return std::nullopt;
+  };
+  llvm::SmallVector<const CFGBlock *, 8> Worklist;
+  llvm::DenseSet<const CFGBlock *> Seen;
+  auto Push = [&](const CFGBlock *Block) {
+    for (const CFGBlock::AdjacentBlock &Succ : Block->succs())
+      if (const CFGBlock *Next = Succ.getReachableBlock();
+          Next && !JoinLoopHeaders.contains(Next) && Seen.insert(Next).second)
+        Worklist.push_back(Next);
+  };
+  if (std::optional<bool> Reached = Scan(From->first, From->second + 1))
+    return *Reached;
+  Push(From->first);
+  while (!Worklist.empty()) {
+    const CFGBlock *Block = Worklist.pop_back_val();
+    if (std::optional<bool> Reached = Scan(Block, 0)) {
+      if (*Reached)
+        return true;
+      continue;
+    }
+    Push(Block);
+  }
+  return false;
+}
+
 const Stmt *WorkerRaceFinder::useAfter(const WorkerSpawn &Spawn,
                                        const ValueDecl *Root,
                                        const FieldDecl *Member) const {
   SourceRange Own = Spawn.Site->getSourceRange();
   for (const auto &[Referenced, Ref] : References) {
-    if (Referenced != Root || within(*SM, Ref->getLocation(), Own) ||
-        !SM->isBeforeInTranslationUnit(Own.getEnd(), Ref->getLocation()))
+    if (Referenced != Root || within(*SM, Ref->getLocation(), Own))
       continue;
     // Another member of the struct is not this use.
     if (const FieldDecl *Used = MemberOf.lookup(Ref);
         Member && Used && Used != Member)
       continue;
-    if (joinedBetween(Own.getEnd(), Ref->getLocation()))
-      return nullptr;
-    return Ref;
+    if (runsUnjoined(Spawn.Site, Ref, Root))
+      return Ref;
   }
   return nullptr;
 }
@@ -581,12 +746,12 @@ void WorkerRaceFinder::run(const FunctionDecl *Function) {
   collect(Function->getBody());
   if (Spawns.empty())
     return;
+  buildPaths(Function);
   Updates = updatesOf(Analysis, Function->getBody());
   auto Reaches = [](const Update &U, const ValueDecl *Root) {
     return llvm::is_contained(U.Roots, Root);
   };
   for (const auto &Spawn : Spawns) {
-    SourceRange Range = Spawn->Site->getSourceRange();
     for (const SharedValue &Shared : sharedValues(*Spawn)) {
       // The worker writes the shared value.
       std::vector<const Update *> WorkerWrites;
@@ -632,15 +797,13 @@ void WorkerRaceFinder::run(const FunctionDecl *Function) {
       // The spawner writes the shared value before joining.
       for (const auto &Write : Updates) {
         if (!Reaches(*Write, Shared.Root) ||
-            !SM->isBeforeInTranslationUnit(Range.getEnd(),
-                                           Write->Call->getBeginLoc()) ||
             llvm::any_of(Spawns, [&](const auto &Other) {
               return Other->Lambda &&
                      within(*SM, Write->Call->getBeginLoc(),
                             Other->Lambda->getSourceRange());
             }) ||
             isLocked(Write->Call) ||
-            joinedBetween(Range.getEnd(), Write->Call->getBeginLoc()) ||
+            !runsUnjoined(Spawn->Site, Write->Call, Shared.Root) ||
             !workerUses(*Spawn, Shared.Root, Write->Member))
           continue;
         Races.push_back(
