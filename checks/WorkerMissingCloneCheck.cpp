@@ -61,6 +61,10 @@ struct Update {
   const Expr *ElementIndex = nullptr;
 };
 
+/// Where a statement of the spawning function runs: its CFG block and the
+/// index of its element there.
+using CFGPosition = std::pair<const CFGBlock *, unsigned>;
+
 /// How a shared value races.
 enum class Race { WorkerWrites, SpawnerWrites, ChunksWrite };
 
@@ -205,8 +209,7 @@ private:
   bool isLocked(const Stmt *S) const;
   bool joinedBetween(SourceLocation From, SourceLocation To) const;
   void buildPaths(const FunctionDecl *Function);
-  std::optional<std::pair<const CFGBlock *, unsigned>>
-  positionOf(const Stmt *S) const;
+  std::optional<CFGPosition> positionOf(const Stmt *S) const;
   bool isJoin(const CFGElement &Element) const;
   bool runsUnjoined(const Stmt *Spawn, const Stmt *Later,
                     const ValueDecl *Root) const;
@@ -230,12 +233,9 @@ private:
   std::unique_ptr<CFG> Graph;
   std::unique_ptr<ParentMap> Parents;
   /// The block and element index of each statement of the CFG.
-  llvm::DenseMap<const Stmt *, std::pair<const CFGBlock *, unsigned>>
-      Positions;
+  llvm::DenseMap<const Stmt *, CFGPosition> Positions;
   /// The declarations and assignments of each variable, as Positions.
-  llvm::DenseMap<const ValueDecl *,
-                 llvm::SmallVector<std::pair<const CFGBlock *, unsigned>, 2>>
-      Rebinds;
+  llvm::DenseMap<const ValueDecl *, llvm::SmallVector<CFGPosition, 2>> Rebinds;
   /// Loop headers that a path does not pass unjoined: Note [Join loops].
   llvm::DenseSet<const CFGBlock *> JoinLoopHeaders;
   std::vector<std::pair<const ValueDecl *, const DeclRefExpr *>> References;
@@ -641,8 +641,7 @@ void WorkerRaceFinder::buildPaths(const FunctionDecl *Function) {
       JoinLoopHeaders.insert(Block);
 }
 
-std::optional<std::pair<const CFGBlock *, unsigned>>
-WorkerRaceFinder::positionOf(const Stmt *S) const {
+std::optional<CFGPosition> WorkerRaceFinder::positionOf(const Stmt *S) const {
   if (auto It = Positions.find(S); It != Positions.end())
     return It->second;
   for (const Stmt *Parent = Parents->getParent(S); Parent;
@@ -680,10 +679,10 @@ bool WorkerRaceFinder::runsUnjoined(const Stmt *Spawn, const Stmt *Later,
   auto Scan = [&](const CFGBlock *Block,
                   unsigned Index) -> std::optional<bool> {
     for (; Index < Block->size(); ++Index) {
-      if (std::make_pair(Block, Index) == *To)
+      if (CFGPosition(Block, Index) == *To)
         return true;
       if (isJoin((*Block)[Index]) ||
-          llvm::is_contained(Rebound, std::make_pair(Block, Index)))
+          llvm::is_contained(Rebound, CFGPosition(Block, Index)))
         return false;
     }
     return std::nullopt;

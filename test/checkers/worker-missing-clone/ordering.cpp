@@ -107,3 +107,27 @@ void NegativeAsyncFuturePerIteration(torch::Tensor buf) {
     auto done = std::async(std::launch::async, consume, buf);
   }
 }
+
+// Negative: each iteration writes a tensor of its own after rebinding.
+
+void NegativeReassignedEachIteration(torch::Tensor buf) {
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 4; ++i) {
+    buf = torch::zeros({4});
+    buf.add_(1);
+    threads.emplace_back(consume, buf);
+  }
+  for (auto &t : threads)
+    t.join();
+}
+
+// Negative: the spawn and the write are on different branches.
+
+void NegativeSpawnAndWriteOnOtherBranches(torch::Tensor buf, bool flag) {
+  if (flag) {
+    std::thread t(consume, buf);
+    t.detach();
+  } else {
+    buf.add_(1);
+  }
+}
