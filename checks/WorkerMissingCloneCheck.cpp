@@ -597,6 +597,8 @@ static bool joinsOnDestruction(QualType Type) {
 // running. So ordering follows the paths of the spawning function's CFG, built
 // with the options of the alias analysis, plus implicit destructors (a
 // jthread's or a future's destructor waits, Note [Join loops] for loops).
+// A path through a declaration or assignment of the shared variable does not
+// count: from there the spawner holds a fresh tensor (one per iteration).
 // Statements map to their CFG element; a sub-statement without one to its
 // nearest ancestor that has one. Statements in a lambda body run when the
 // lambda is called, not where it is written: they, and every statement when
