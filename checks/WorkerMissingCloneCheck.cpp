@@ -583,7 +583,9 @@ static const ValueDecl *reboundVariable(const Stmt *S) {
   return Ref ? Ref->getDecl() : nullptr;
 }
 
-/// A thread or future whose destructor waits for its worker.
+/// A thread or future whose destructor may wait for its worker. Only a
+/// jthread and a future from std::async do; a future of a packaged_task does
+/// not, but is taken to, which can only make the check quieter.
 static bool joinsOnDestruction(QualType Type) {
   std::string Name = Type.getCanonicalType().getAsString();
   return llvm::StringRef(Name).contains("jthread") ||
@@ -596,7 +598,8 @@ static bool joinsOnDestruction(QualType Type) {
 // body that spawns runs while the previous iteration's worker is still
 // running. So ordering follows the paths of the spawning function's CFG, built
 // with the options of the alias analysis, plus implicit destructors (a
-// jthread's or a future's destructor waits, Note [Join loops] for loops).
+// jthread's or std::async future's destructor waits, Note [Join loops] for
+// loops).
 // A path through a declaration or assignment of the shared variable does not
 // count: from there the spawner holds a fresh tensor (one per iteration).
 // Statements map to their CFG element; a sub-statement without one to its
