@@ -1,0 +1,73 @@
+// The libtorch 1.13.1 behaviours that the static checks' diagnostics state,
+// run against the real library: if an upgrade changes one, this fails and
+// the check's message and docs page must change with it.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+namespace {
+
+// A dataset whose examples are rows of its own tensors, as
+// libtorch-worker-missing-clone's dataset case describes.
+struct RowDataset : torch::data::datasets::Dataset<RowDataset> {
+  torch::Tensor images_ = torch::full({4, 2}, 255.0);
+  torch::Tensor labels_ = torch::zeros({4});
+  torch::data::Example<> get(size_t i) override {
+    return {images_[i], labels_[i]};
+  }
+  torch::optional<size_t> size() const override { return 4; }
+};
+
+using Sequential = torch::data::samplers::SequentialSampler;
+
+TEST(LibtorchFacts, WritingAnUnstackedExampleRewritesTheDataset) {
+  auto loader = torch::data::make_data_loader<Sequential>(RowDataset(), 2);
+  std::vector<float> sums;
+  for (int epoch = 0; epoch < 2; ++epoch) {
+    float sum = 0;
+    for (auto &batch : *loader)
+      for (auto &example : batch) {
+        example.data.div_(255);
+        sum += example.data.sum().item<float>();
+      }
+    sums.push_back(sum);
+  }
+  EXPECT_FLOAT_EQ(sums[0], 8.0f);
+  // The second epoch reads the rows the first one divided.
+  EXPECT_FLOAT_EQ(sums[1], 8.0f / 255);
+}
+
+TEST(LibtorchFacts, StackedBatchesAreFresh) {
+  auto loader = torch::data::make_data_loader<Sequential>(
+      RowDataset().map(torch::data::transforms::Stack<>()), 2);
+  for (int epoch = 0; epoch < 2; ++epoch) {
+    float sum = 0;
+    for (auto &batch : *loader) {
+      batch.data.div_(255);
+      sum += batch.data.sum().item<float>();
+    }
+    EXPECT_FLOAT_EQ(sum, 8.0f) << "epoch " << epoch;
+  }
+}
+
+// libtorch-shared-parameter-update offers no `register_parameter` fix-it for
+// a parameter member assignment, because re-registering a name throws.
+TEST(LibtorchFacts, RegisteringAParameterNameTwiceThrows) {
+  torch::nn::Linear linear(2, 2);
+  torch::Tensor other = torch::zeros({2, 2});
+  EXPECT_THROW(linear->register_parameter("weight", other), c10::Error);
+}
+
+// A ModuleHolder copy is the same module: libtorch-shared-parameter-update's
+// and libtorch-worker-missing-clone's holder-copy findings rest on this.
+TEST(LibtorchFacts, CopyingAModuleHolderSharesTheModule) {
+  torch::nn::Linear online(2, 2);
+  torch::nn::Linear target = online;
+  {
+    torch::NoGradGuard no_grad;
+    online->weight.fill_(1);
+  }
+  EXPECT_TRUE(torch::equal(target->weight, torch::ones({2, 2})));
+  EXPECT_EQ(target.ptr(), online.ptr());
+}
+
+} // namespace
