@@ -15,7 +15,6 @@ AST_MATCHER(Decl, isLibtorchCode) { return isLibtorchDecl(&Node); }
 AST_MATCHER(FunctionDecl, isDependentPattern) {
   return Node.isDependentContext();
 }
-} // namespace
 
 ast_matchers::internal::BindableMatcher<Decl> analyzableFunction() {
   return functionDecl(
@@ -24,6 +23,7 @@ ast_matchers::internal::BindableMatcher<Decl> analyzableFunction() {
       unless(isDependentPattern()),
       unless(cxxMethodDecl(ofClass(cxxRecordDecl(isLambda())))));
 }
+} // namespace
 
 AliasCheckBase::AliasCheckBase(StringRef Name, ClangTidyContext *Context)
     : ClangTidyCheck(Name, Context), CheckName(Name.str()),
@@ -31,6 +31,17 @@ AliasCheckBase::AliasCheckBase(StringRef Name, ClangTidyContext *Context)
 
 void AliasCheckBase::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   Options.store(Opts, "OperatorTable", OperatorTablePath);
+}
+
+static constexpr llvm::StringRef FunctionId = "function";
+
+void AliasCheckBase::registerMatchers(MatchFinder *Finder) {
+  Finder->addMatcher(analyzableFunction().bind(FunctionId), this);
+}
+
+const FunctionDecl *
+AliasCheckBase::matchedFunction(const MatchFinder::MatchResult &Result) {
+  return Result.Nodes.getNodeAs<FunctionDecl>(FunctionId);
 }
 
 void AliasCheckBase::onEndOfTranslationUnit() { Analysis.reset(); }

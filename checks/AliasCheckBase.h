@@ -26,12 +26,6 @@ enum class IsolationHelper {
   Torchalias, ///< The runtime library: `torchalias::isolate`, ...
 };
 
-/// Function definitions the checks analyse: user code with a body, not
-/// libtorch's own inline functions, not system headers, not lambda bodies
-/// (they are analysed with the function that holds them) and not dependent
-/// template patterns (their instantiations are analysed instead).
-ast_matchers::internal::BindableMatcher<Decl> analyzableFunction();
-
 /// `v.mul_(2).add_(1)` is one mistake: a write whose target is the result of
 /// an earlier reported write continues that report and is not reported again.
 class WriteChains {
@@ -52,9 +46,19 @@ class AliasCheckBase : public ClangTidyCheck {
 public:
   AliasCheckBase(StringRef Name, ClangTidyContext *Context);
   void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
+  /// Matches the function definitions the checks analyse: user code with a
+  /// body, not libtorch's own inline functions, not system headers, not
+  /// lambda bodies (they are analysed with the function that holds them) and
+  /// not dependent template patterns (their instantiations are analysed
+  /// instead). check() reads the function back with matchedFunction().
+  void registerMatchers(ast_matchers::MatchFinder *Finder) override;
   void onEndOfTranslationUnit() override;
 
 protected:
+  /// The function registerMatchers() matched, or null for another matcher.
+  static const FunctionDecl *
+  matchedFunction(const ast_matchers::MatchFinder::MatchResult &Result);
+
   /// The analysis of Function if it may write tensors (or, with
   /// RequireWrites false, whenever its CFG builds), else null.
   const FunctionAliasAnalysis *analyze(const FunctionDecl *Function,

@@ -13,14 +13,8 @@ using namespace clang::ast_matchers;
 
 namespace clang::tidy::libtorch {
 
-static constexpr llvm::StringRef FunctionId = "function";
-
-void DetachedWriteCheck::registerMatchers(MatchFinder *Finder) {
-  Finder->addMatcher(analyzableFunction().bind(FunctionId), this);
-}
-
 void DetachedWriteCheck::check(const MatchFinder::MatchResult &Result) {
-  const auto *Function = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId);
+  const auto *Function = matchedFunction(Result);
   const FunctionAliasAnalysis *Analysis = analyze(Function, *Result.Context);
   if (!Analysis)
     return;

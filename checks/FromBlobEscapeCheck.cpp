@@ -14,8 +14,6 @@ using namespace clang::ast_matchers;
 
 namespace clang::tidy::libtorch {
 
-static constexpr llvm::StringRef FunctionId = "function";
-
 namespace {
 
 /// The variable or member whose memory a pointer expression points into:
@@ -537,10 +535,6 @@ void FromBlobEscapeCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   Options.store(Opts, "WorkerEntryPoints", RawWorkerEntryPoints);
 }
 
-void FromBlobEscapeCheck::registerMatchers(MatchFinder *Finder) {
-  Finder->addMatcher(analyzableFunction().bind(FunctionId), this);
-}
-
 void FromBlobEscapeCheck::onEndOfTranslationUnit() {
   AliasCheckBase::onEndOfTranslationUnit();
   FixedSites.clear();
@@ -551,7 +545,7 @@ void FromBlobEscapeCheck::onEndOfTranslationUnit() {
 // which is what every escape route assumes. The clone costs one copy of the
 // buffer; it is offered once per call, outside macros.
 void FromBlobEscapeCheck::check(const MatchFinder::MatchResult &Result) {
-  const auto *Function = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId);
+  const auto *Function = matchedFunction(Result);
   if (!mentionsFromBlob(Function->getBody()))
     return;
   const FunctionAliasAnalysis *Analysis =

@@ -11,7 +11,6 @@ using namespace clang::ast_matchers;
 
 namespace clang::tidy::libtorch {
 
-static constexpr llvm::StringRef FunctionId = "function";
 static constexpr llvm::StringRef DefaultOutputParameterNames =
     "out;output;result;dst";
 
@@ -29,12 +28,8 @@ void InplaceOnViewCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   Options.store(Opts, "OutputParameterNames", RawOutputParameterNames);
 }
 
-void InplaceOnViewCheck::registerMatchers(MatchFinder *Finder) {
-  Finder->addMatcher(analyzableFunction().bind(FunctionId), this);
-}
-
 void InplaceOnViewCheck::check(const MatchFinder::MatchResult &Result) {
-  const auto *Function = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId);
+  const auto *Function = matchedFunction(Result);
   const FunctionAliasAnalysis *Analysis = analyze(Function, *Result.Context);
   if (!Analysis)
     return;

@@ -12,8 +12,6 @@ using namespace clang::ast_matchers;
 
 namespace clang::tidy::libtorch {
 
-static constexpr llvm::StringRef FunctionId = "function";
-
 namespace {
 
 /// The C++ parameter name of a TensorCall argument: the schema's name.
@@ -74,12 +72,8 @@ void OverlappingInplaceCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   Options.store(Opts, "WarnOnPossibleOverlap", WarnOnPossibleOverlap);
 }
 
-void OverlappingInplaceCheck::registerMatchers(MatchFinder *Finder) {
-  Finder->addMatcher(analyzableFunction().bind(FunctionId), this);
-}
-
 void OverlappingInplaceCheck::check(const MatchFinder::MatchResult &Result) {
-  const auto *Function = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId);
+  const auto *Function = matchedFunction(Result);
   const FunctionAliasAnalysis *Analysis = analyze(Function, *Result.Context);
   if (!Analysis)
     return;

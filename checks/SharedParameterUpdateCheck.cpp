@@ -21,7 +21,6 @@ using namespace clang::ast_matchers;
 
 namespace clang::tidy::libtorch {
 
-static constexpr llvm::StringRef FunctionId = "function";
 static constexpr llvm::StringRef OptimizerId = "optimizer";
 static constexpr llvm::StringRef OptimizerFactoryId = "optimizer-factory";
 static constexpr llvm::StringRef AddGroupId = "add-param-group";
@@ -285,7 +284,7 @@ static StatementMatcher sinkMatcher() {
 }
 
 void SharedParameterUpdateCheck::registerMatchers(MatchFinder *Finder) {
-  Finder->addMatcher(analyzableFunction().bind(FunctionId), this);
+  AliasCheckBase::registerMatchers(Finder);
   if (WarnWithoutSink)
     Finder->addMatcher(cxxRecordDecl(isDefinition(), isUserModuleClass(),
                                      unless(isExpansionInSystemHeader()))
@@ -306,7 +305,7 @@ void SharedParameterUpdateCheck::check(const MatchFinder::MatchResult &Result) {
     ModuleClasses.push_back(Impl);
     return;
   }
-  const auto *Function = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId);
+  const auto *Function = matchedFunction(Result);
   if (!Function || !Function->getBody())
     return;
   for (const BoundNodes &Nodes : match(sinkMatcher(), *Function->getBody(), AST))

@@ -22,7 +22,6 @@ namespace clang::tidy::libtorch {
 /// Calls after which a worker has finished.
 static constexpr llvm::StringLiteral JoinMethods[] = {"join", "get", "wait"};
 
-static constexpr llvm::StringRef FunctionId = "function";
 static constexpr llvm::StringRef IsolateHeader = "<torchalias/isolate.h>";
 
 namespace {
@@ -843,10 +842,6 @@ void WorkerMissingCloneCheck::registerPPCallbacks(
   Inserter.registerPreprocessor(PP);
 }
 
-void WorkerMissingCloneCheck::registerMatchers(MatchFinder *Finder) {
-  Finder->addMatcher(analyzableFunction().bind(FunctionId), this);
-}
-
 // Note [Isolating fix-it]
 // The fix-it isolates the tensor where it is handed over: `.clone()` on a
 // by-value argument or an init-capture's initializer, `[x = x.clone()]` for an
@@ -972,7 +967,7 @@ void reportRace(ClangTidyCheck &Check, const WorkerRace &R,
 } // namespace
 
 void WorkerMissingCloneCheck::check(const MatchFinder::MatchResult &Result) {
-  const auto *Function = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId);
+  const auto *Function = matchedFunction(Result);
   const FunctionAliasAnalysis *Analysis =
       analyze(Function, *Result.Context, /*RequireWrites=*/false);
   if (!Analysis)
