@@ -5,6 +5,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/Lex/Lexer.h"
 
 using namespace clang::ast_matchers;
 
@@ -45,6 +46,17 @@ AliasCheckBase::matchedFunction(const MatchFinder::MatchResult &Result) {
 }
 
 void AliasCheckBase::onEndOfTranslationUnit() { Analysis.reset(); }
+
+std::optional<FixItHint> appendClone(const Expr *E, const SourceManager &SM,
+                                     const LangOptions &LangOpts) {
+  if (E->getBeginLoc().isMacroID() || E->getEndLoc().isMacroID())
+    return std::nullopt;
+  SourceLocation End =
+      Lexer::getLocForEndOfToken(E->getEndLoc(), 0, SM, LangOpts);
+  if (End.isInvalid())
+    return std::nullopt;
+  return FixItHint::CreateInsertion(End, ".clone()");
+}
 
 const OperatorTable &AliasCheckBase::table() {
   if (Table)

@@ -42,6 +42,11 @@ private:
   llvm::DenseSet<const Expr *> Reported;
 };
 
+/// `.clone()` appended to E, or std::nullopt when E begins or ends in a
+/// macro.
+std::optional<FixItHint> appendClone(const Expr *E, const SourceManager &SM,
+                                     const LangOptions &LangOpts);
+
 class AliasCheckBase : public ClangTidyCheck {
 public:
   AliasCheckBase(StringRef Name, ClangTidyContext *Context);

@@ -120,11 +120,7 @@ std::optional<FixItHint> DetachedWriteCheck::cloneAtDetach(const WriteEvent &Wri
                isResultUsed(Write.Call, Parents));
   if (!Kept)
     return std::nullopt;
-  SourceLocation End = Lexer::getLocForEndOfToken(
-      Site->getEndLoc(), 0, AST.getSourceManager(), getLangOpts());
-  if (End.isInvalid())
-    return std::nullopt;
-  return FixItHint::CreateInsertion(End, ".clone()");
+  return appendClone(Site, AST.getSourceManager(), getLangOpts());
 }
 
 } // namespace clang::tidy::libtorch

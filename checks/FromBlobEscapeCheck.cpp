@@ -556,14 +556,9 @@ void FromBlobEscapeCheck::check(const MatchFinder::MatchResult &Result) {
   Finder.run(Function);
 
   auto CloneFix = [&](const CallExpr *FromBlob) -> std::optional<FixItHint> {
-    if (FromBlob->getBeginLoc().isMacroID() ||
-        FromBlob->getEndLoc().isMacroID() || !FixedSites.insert(FromBlob).second)
+    if (!FixedSites.insert(FromBlob).second)
       return std::nullopt;
-    SourceLocation End = Lexer::getLocForEndOfToken(
-        FromBlob->getEndLoc(), 0, *Result.SourceManager, getLangOpts());
-    if (End.isInvalid())
-      return std::nullopt;
-    return FixItHint::CreateInsertion(End, ".clone()");
+    return appendClone(FromBlob, *Result.SourceManager, getLangOpts());
   };
   auto TensorName = [](const Escape &E) -> std::string {
     if (E.Tensor.empty())

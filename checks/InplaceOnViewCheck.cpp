@@ -135,12 +135,8 @@ std::optional<FixItHint> InplaceOnViewCheck::cloneAtView(const WriteEvent &Write
       Site->getBeginLoc().isMacroID() || Site->getEndLoc().isMacroID() ||
       !FixedSites.insert(Site).second)
     return std::nullopt;
-  const ASTContext &AST = Binding->getASTContext();
-  SourceLocation End = Lexer::getLocForEndOfToken(
-      Site->getEndLoc(), 0, AST.getSourceManager(), getLangOpts());
-  if (End.isInvalid())
-    return std::nullopt;
-  return FixItHint::CreateInsertion(End, ".clone()");
+  return appendClone(Site, Binding->getASTContext().getSourceManager(),
+                     getLangOpts());
 }
 
 } // namespace clang::tidy::libtorch

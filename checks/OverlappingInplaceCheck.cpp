@@ -183,13 +183,8 @@ void OverlappingInplaceCheck::report(const OverlapSite &Site,
       Site.Written == WrittenRole::Other || Site.OperandWritten ? 1 : 0;
 
   std::optional<FixItHint> Fix;
-  if (!Site.OperandWritten && isCloneable(Operand.Operand)) {
-    SourceLocation End = Lexer::getLocForEndOfToken(
-        Operand.Operand->getEndLoc(), 0, AST.getSourceManager(),
-        getLangOpts());
-    if (End.isValid())
-      Fix = FixItHint::CreateInsertion(End, ".clone()");
-  }
+  if (!Site.OperandWritten && isCloneable(Operand.Operand))
+    Fix = appendClone(Operand.Operand, AST.getSourceManager(), getLangOpts());
   std::string Who =
       operandRole(Site.Parameter, Site.Written == WrittenRole::Out).str();
   if (std::string Text = spelling(Operand.Operand, AST); !Text.empty())

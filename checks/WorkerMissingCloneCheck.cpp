@@ -877,9 +877,7 @@ std::optional<FixItHint> isolateTensor(const SharedValue &S, bool Isolate,
       return FixItHint::CreateReplacement(
           Copied->getSourceRange(),
           "torchalias::isolate(" + sourceText(Copied, SM, LangOpts) + ")");
-    return FixItHint::CreateInsertion(
-        Lexer::getLocForEndOfToken(Copied->getEndLoc(), 0, SM, LangOpts),
-        ".clone()");
+    return appendClone(Copied, SM, LangOpts);
   }
   if (S.Capture && S.Capture->getCaptureKind() == LCK_ByCopy &&
       S.Capture->isExplicit() && !Loc.isMacroID()) {
@@ -1028,13 +1026,8 @@ void WorkerMissingCloneCheck::checkDatasetWrites(
                      "'get()' returns a view of member '%0' here",
                      DiagnosticIDs::Note)
                 << W.View.Member->getName();
-    if (!Returned->getEndLoc().isMacroID() &&
-        !Returned->getBeginLoc().isMacroID() &&
-        FixedViews.insert(Returned).second)
-      Note << FixItHint::CreateInsertion(
-          Lexer::getLocForEndOfToken(Returned->getEndLoc(), 0,
-                                     AST.getSourceManager(), getLangOpts()),
-          ".clone()");
+    if (FixedViews.insert(Returned).second)
+      Note << appendClone(Returned, AST.getSourceManager(), getLangOpts());
   }
 }
 
