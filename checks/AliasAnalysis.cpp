@@ -11,6 +11,7 @@
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
+#include <functional>
 
 namespace clang::tidy::libtorch {
 
@@ -58,6 +59,11 @@ AliasValue join(const AliasValue &A, const AliasValue &B) {
   if (A.Root && A.Root == B.Root) {
     AliasValue Result = A.isView() ? A : B;
     Result.Merged = true;
+    Result.OwnMember = A.OwnMember && B.OwnMember;
+    Result.HandedOut = A.HandedOut || B.HandedOut;
+    Result.Permuted = A.Permuted && B.Permuted;
+    if (A.DType != B.DType)
+      Result.DType.reset();
     if (A.Rel != B.Rel)
       Result.Rel = (A.Rel == Relation::Detached || B.Rel == Relation::Detached)
                        ? Relation::Detached
@@ -72,6 +78,8 @@ AliasValue join(const AliasValue &A, const AliasValue &B) {
       Other->RootOrigin != Origin::ObjectState) {
     AliasValue Result = *View;
     Result.Merged = true;
+    Result.Permuted = false;
+    Result.DType.reset();
     if (Result.Rel != Relation::Detached)
       Result.Rel = Relation::MayAlias;
     return Result;
@@ -178,6 +186,70 @@ std::vector<const CFGBlock *> reversePostOrder(const CFG &Graph) {
   return {PostOrder.rbegin(), PostOrder.rend()};
 }
 
+/// The c10::ScalarType an argument of Call names (`torch::kByte`,
+/// `TensorOptions().dtype(torch::kFloat)`), not looking into tensor
+/// operands.
+std::optional<int64_t> scalarTypeArgument(const CallExpr *Call,
+                                          const ASTContext &AST) {
+  std::function<std::optional<int64_t>(const Expr *)> Find =
+      [&](const Expr *E) -> std::optional<int64_t> {
+    if (!E || isTracked(E->getType()))
+      return std::nullopt;
+    if (const auto *Enum = E->getType()->getAs<EnumType>();
+        Enum && Enum->getDecl()->getName() == "ScalarType") {
+      Expr::EvalResult Result;
+      if (!E->isValueDependent() && E->EvaluateAsInt(Result, AST))
+        return Result.Val.getInt().getExtValue();
+      return std::nullopt;
+    }
+    for (const Stmt *Child : E->children())
+      if (std::optional<int64_t> Found = Find(dyn_cast_or_null<Expr>(Child)))
+        return Found;
+    return std::nullopt;
+  };
+  for (const Expr *Arg : Call->arguments())
+    if (std::optional<int64_t> Found = Find(Arg))
+      return Found;
+  return std::nullopt;
+}
+
+} // namespace
+
+bool isStoringMethod(const CXXMethodDecl *Method) {
+  static constexpr llvm::StringLiteral Storing[] = {
+      "push_back",  "emplace_back",  "push",  "emplace",
+      "push_front", "emplace_front", "insert", "emplace_hint"};
+  return Method && Method->getIdentifier() &&
+         llvm::is_contained(Storing, Method->getName());
+}
+
+namespace {
+
+/// A variable that dies with the function: a local, not a reference, not
+/// static.
+bool isFunctionLocal(const ValueDecl *D) {
+  const auto *Var = dyn_cast_or_null<VarDecl>(D);
+  return Var && !isa<ParmVarDecl>(Var) && Var->hasLocalStorage() &&
+         !Var->getType()->isReferenceType();
+}
+
+/// The declaration an object expression names: `v`, `this->v`, `v[i]`.
+const ValueDecl *objectDecl(const Expr *E) {
+  while (E) {
+    E = E->IgnoreImplicit()->IgnoreParens();
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+      return Ref->getDecl();
+    if (const auto *Member = dyn_cast<MemberExpr>(E))
+      return Member->getMemberDecl();
+    if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(E);
+        Operator && Operator->getOperator() == OO_Subscript)
+      E = Operator->getArg(0);
+    else
+      return nullptr;
+  }
+  return nullptr;
+}
+
 bool isSummarizable(const FunctionDecl *Callee, const ASTContext &AST) {
   return Callee && Callee->hasBody() && !isLibtorchDecl(Callee) &&
          !Callee->isInStdNamespace() &&
@@ -241,16 +313,71 @@ AliasAnalysisContext::summary(const FunctionDecl *Callee) {
                       [&](const auto &W) { return W.Index == Index; }))
       Summary->WrittenParameters.push_back({Index, Write.Call});
   }
+  auto Keep = [&](const AliasValue &Value, const Expr *Site) {
+    const auto *Param = dyn_cast_or_null<ParmVarDecl>(Value.Root);
+    if (!Param || Param->getDeclContext() != Callee)
+      return;
+    unsigned Index = Param->getFunctionScopeIndex();
+    if (!Summary->keeps(Index))
+      Summary->KeptParameters.push_back({Index, Site});
+  };
+  for (const EscapeEvent &Escape : Analysis.escapes())
+    Keep(Escape.Value, Escape.Where);
+  // A constructor keeps what its member initializers bind.
+  if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(Callee))
+    for (const CXXCtorInitializer *Init : Ctor->inits())
+      if (Init->isAnyMemberInitializer() && Init->getInit() &&
+          isTracked(Init->getAnyMember()->getType()))
+        Keep(Analysis.evaluate(Init->getInit(), AliasEnvironment()),
+             Init->getInit());
   if (const std::optional<AliasValue> &Returned = Analysis.returned()) {
     const auto *Param = dyn_cast_or_null<ParmVarDecl>(Returned->Root);
+    const auto *Field = dyn_cast_or_null<FieldDecl>(Returned->Root);
     if (Param && Param->getDeclContext() == Callee) {
       Summary->ReturnsAliasOf = Param->getFunctionScopeIndex();
       Summary->ReturnRelation = Returned->Rel;
+    } else if (Field && Returned->OwnMember && Returned->isView()) {
+      Summary->ReturnsViewOfMember = Field;
+      Summary->MemberViewRelation = Returned->Rel;
     } else {
       Summary->ReturnsFresh = Returned->RootOrigin == Origin::Fresh;
     }
   }
   return (Summaries[Callee] = std::move(Summary)).get();
+}
+
+std::optional<bool>
+AliasAnalysisContext::keepsArgument(const Expr *CallOrConstruct, unsigned Arg) {
+  const FunctionDecl *Callee = nullptr;
+  unsigned Offset = 0;
+  if (const auto *Call = dyn_cast<CallExpr>(CallOrConstruct)) {
+    Callee = Call->getDirectCallee();
+    Offset = Callee ? firstArgumentOffset(Call, Callee) : 0;
+  } else if (const auto *Construct = dyn_cast<CXXConstructExpr>(CallOrConstruct)) {
+    Callee = Construct->getConstructor();
+  }
+  const FunctionSummary *Summary = summary(Callee);
+  if (!Summary || Arg < Offset)
+    return std::nullopt;
+  return Summary->keeps(Arg - Offset);
+}
+
+const Expr *AliasAnalysisContext::returnedArgument(const CallExpr *Call) {
+  // An in-place operator returns its `self`.
+  if (std::optional<TensorCall> Tensor = resolveTensorCall(Call, Table)) {
+    const CallEffect &Effect = Tensor->Effect;
+    bool ReturnsSelf = Effect.View == ViewKind::None && !Effect.Expands &&
+                       !Effect.ReturnsList &&
+                       Tensor->Special == SpecialOperation::None;
+    return ReturnsSelf ? Tensor->aliasedArgument() : nullptr;
+  }
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  const FunctionSummary *Summary = summary(Callee);
+  if (!Summary || !Summary->ReturnsAliasOf ||
+      Summary->ReturnRelation != Relation::Handle)
+    return nullptr;
+  unsigned Arg = *Summary->ReturnsAliasOf + firstArgumentOffset(Call, Callee);
+  return Arg < Call->getNumArgs() ? Call->getArg(Arg) : nullptr;
 }
 
 const FunctionAliasAnalysis &
@@ -341,17 +468,44 @@ void FunctionAliasAnalysis::run(AliasEnvironment Seed) {
   });
 }
 
+/// `t = ...` on a named handle: the variable it rebinds.
+static const VarDecl *reboundVariable(const Stmt *S) {
+  const auto *Assign = dyn_cast<CXXOperatorCallExpr>(S);
+  if (!Assign || Assign->getOperator() != OO_Equal || Assign->getNumArgs() != 2)
+    return nullptr;
+  const auto *Method = dyn_cast_or_null<CXXMethodDecl>(Assign->getDirectCallee());
+  const auto *Lhs = dyn_cast<DeclRefExpr>(Assign->getArg(0)->IgnoreImplicit());
+  const auto *Var = Lhs ? dyn_cast<VarDecl>(Lhs->getDecl()) : nullptr;
+  if (!Method || Method->getRefQualifier() == RQ_RValue || !Var ||
+      !isTracked(Var->getType()))
+    return nullptr;
+  return Var;
+}
+
 void FunctionAliasAnalysis::indexReferences() {
   References.assign(Cfg->getNumBlockIDs(), {});
+  // The left-hand side of `t = ...` names the variable being rebound; it
+  // reads nothing.
+  llvm::DenseSet<const Expr *> Assignees;
+  for (const CFGBlock *Block : *Cfg)
+    for (const CFGElement &Element : *Block)
+      if (std::optional<CFGStmt> S = Element.getAs<CFGStmt>())
+        if (reboundVariable(S->getStmt()))
+          Assignees.insert(
+              cast<CallExpr>(S->getStmt())->getArg(0)->IgnoreImplicit());
   for (const CFGBlock *Block : *Cfg) {
     unsigned Index = 0;
     for (const CFGElement &Element : *Block) {
       if (std::optional<CFGStmt> S = Element.getAs<CFGStmt>()) {
-        if (const auto *Ref = dyn_cast<DeclRefExpr>(S->getStmt()))
-          References[Block->getBlockID()].push_back({Index, Ref->getDecl()});
+        const auto *Ref = dyn_cast<DeclRefExpr>(S->getStmt());
+        if (Ref && !Assignees.count(Ref))
+          References[Block->getBlockID()].push_back(
+              {Index, Ref->getDecl(), false});
         else if (const auto *Member = dyn_cast<MemberExpr>(S->getStmt()))
           References[Block->getBlockID()].push_back(
-              {Index, Member->getMemberDecl()});
+              {Index, Member->getMemberDecl(), false});
+        else if (const VarDecl *Var = reboundVariable(S->getStmt()))
+          References[Block->getBlockID()].push_back({Index, Var, true});
       }
       ++Index;
     }
@@ -366,15 +520,36 @@ bool FunctionAliasAnalysis::isReferencedAfter(const WriteEvent &Write,
   auto Refers = [&](const ValueDecl *D) {
     return D == Root || llvm::is_contained(Write.RootHandles, D);
   };
+  // Only Root itself is followed to its rebinding; a path that rebinds it
+  // with no other handle alive reads only the new tensor from there on.
+  auto Kills = [&](const Reference &R) {
+    return R.Rebinds && R.Decl == Root && Write.RootHandles.empty();
+  };
+  auto Scan = [&](const std::vector<Reference> &Block, unsigned From,
+                  bool &Killed) {
+    for (const Reference &R : Block) {
+      if (R.Element < From)
+        continue;
+      if (Kills(R)) {
+        Killed = true;
+        return false;
+      }
+      if (!R.Rebinds && Refers(R.Decl))
+        return true;
+    }
+    return false;
+  };
   const CFGBlock *Start = nullptr;
   for (const CFGBlock *Block : *Cfg)
     if (Block->getBlockID() == Write.Block)
       Start = Block;
   if (!Start)
     return false;
-  for (const auto &[Index, D] : References[Write.Block])
-    if (Index > Write.Element && Refers(D))
-      return true;
+  bool Killed = false;
+  if (Scan(References[Write.Block], Write.Element + 1, Killed))
+    return true;
+  if (Killed)
+    return false;
 
   llvm::SmallVector<const CFGBlock *, 8> Worklist;
   llvm::DenseSet<const CFGBlock *> Seen;
@@ -387,10 +562,36 @@ bool FunctionAliasAnalysis::isReferencedAfter(const WriteEvent &Write,
   Push(Start);
   while (!Worklist.empty()) {
     const CFGBlock *Block = Worklist.pop_back_val();
-    for (const auto &[Index, D] : References[Block->getBlockID()])
-      if (Refers(D))
+    bool BlockKills = false;
+    if (Scan(References[Block->getBlockID()], 0, BlockKills))
+      return true;
+    if (!BlockKills)
+      Push(Block);
+  }
+  return false;
+}
+
+bool FunctionAliasAnalysis::isBefore(const EscapeEvent &Escape,
+                                     const WriteEvent &Write) const {
+  if (!Cfg || Escape.Owner != this || Write.Owner != this)
+    return false;
+  if (Escape.Block == Write.Block && Escape.Element < Write.Element)
+    return true;
+  llvm::SmallVector<const CFGBlock *, 8> Worklist;
+  llvm::DenseSet<const CFGBlock *> Seen;
+  for (const CFGBlock *Block : *Cfg)
+    if (Block->getBlockID() == Escape.Block)
+      Worklist.push_back(Block);
+  while (!Worklist.empty()) {
+    const CFGBlock *Block = Worklist.pop_back_val();
+    for (const CFGBlock::AdjacentBlock &Succ : Block->succs()) {
+      const CFGBlock *Next = Succ.getReachableBlock();
+      if (!Next || !Seen.insert(Next).second)
+        continue;
+      if (Next->getBlockID() == Write.Block)
         return true;
-    Push(Block);
+      Worklist.push_back(Next);
+    }
   }
   return false;
 }
@@ -426,8 +627,8 @@ FunctionAliasAnalysis::evaluate(const Expr *E,
     Value.Root = Field;
     // `this->w`, `module->w`: the object outlives the call. A member of a
     // local aggregate (`batch.data`) is not tracked further.
-    bool OfObject = Member->isArrow() ||
-                    isa<CXXThisExpr>(Member->getBase()->IgnoreImplicit());
+    Value.OwnMember = isa<CXXThisExpr>(Member->getBase()->IgnoreImplicit());
+    bool OfObject = Member->isArrow() || Value.OwnMember;
     Value.RootOrigin = OfObject ? Origin::ObjectState : Origin::Unknown;
     return Value;
   }
@@ -444,13 +645,37 @@ FunctionAliasAnalysis::evaluateCall(const CallExpr *Call,
                                     const AliasEnvironment &Environment) const {
   if (std::optional<TensorCall> Tensor =
           resolveTensorCall(Call, Context.table())) {
-    if (Tensor->Special == SpecialOperation::FromBlob)
-      return temporary(Origin::External);
+    std::optional<int64_t> DType = scalarTypeArgument(Call, Context.ast());
+    if (Tensor->Special == SpecialOperation::FromBlob) {
+      AliasValue Blob = temporary(Origin::External);
+      Blob.DType = DType;
+      return Blob;
+    }
     const CallEffect &Effect = Tensor->Effect;
     const Expr *Aliased = Tensor->aliasedArgument();
+    AliasValue Fresh = temporary(Origin::Fresh);
+    Fresh.DType = DType;
     if (!Aliased)
-      return temporary(Origin::Fresh);
+      return Fresh;
     AliasValue Base = evaluate(Aliased, Environment);
+    // Note [Layout facts]
+    // Where the function shows the layout or dtype, a may-alias operation is
+    // known to copy or to return its input: `contiguous()` copies a tensor
+    // whose strides were permuted, and `to(dtype)` copies a tensor of
+    // another known dtype and returns one of the same dtype as it is.
+    // Permuted survives only the permuting view itself: `t().narrow(...)`
+    // may be contiguous again.
+    if (Effect.View == ViewKind::MayAlias) {
+      if (Tensor->Spelling == "contiguous" && Base.Permuted) {
+        Fresh.DType = Base.DType;
+        return Fresh;
+      }
+      if (Tensor->Spelling == "to" && DType && Base.DType) {
+        if (*DType != *Base.DType)
+          return Fresh;
+        return Base;
+      }
+    }
     Relation Rel = Relation::Handle;
     if (Tensor->Special != SpecialOperation::None)
       Rel = Relation::Detached;
@@ -462,6 +687,10 @@ FunctionAliasAnalysis::evaluateCall(const CallExpr *Call,
       Rel = Relation::MayAlias;
     AliasValue Result = viewOf(Base, Rel, Call, Context.intern(Tensor->Spelling));
     Result.IsList = Effect.ReturnsList;
+    if (Rel != Relation::Handle)
+      Result.Permuted = permutesStrides(Tensor->Spelling);
+    if (DType)
+      Result.DType = DType;
     return Result;
   }
 
@@ -487,6 +716,18 @@ FunctionAliasAnalysis::evaluateCall(const CallExpr *Call,
   const FunctionSummary *Summary = Context.summary(Callee);
   if (!Summary)
     return temporary(Origin::Unknown);
+  if (const FieldDecl *Member = Summary->ReturnsViewOfMember) {
+    AliasValue View;
+    View.Root = Member;
+    View.RootOrigin = Origin::ObjectState;
+    View.Rel = Summary->MemberViewRelation;
+    View.AliasSite = Call;
+    View.AliasOperator = Context.intern(Callee->getNameAsString());
+    // A method calling its own accessor is still the object at work.
+    View.OwnMember = Object && isa<CXXThisExpr>(Object->IgnoreImplicit());
+    View.HandedOut = !View.OwnMember;
+    return View;
+  }
   if (Summary->ReturnsAliasOf) {
     unsigned Arg = *Summary->ReturnsAliasOf + firstArgumentOffset(Call, Callee);
     if (Arg < Call->getNumArgs())
@@ -538,6 +779,8 @@ void FunctionAliasAnalysis::transfer(const Stmt *S,
     }
     return;
   }
+  if (Record)
+    recordEscapes(S, Environment, Block, Element);
   if (const auto *Return = dyn_cast<ReturnStmt>(S)) {
     if (Record && Return->getRetValue() && isTracked(Return->getRetValue()->getType())) {
       AliasValue Value = evaluate(Return->getRetValue(), Environment);
@@ -554,20 +797,110 @@ void FunctionAliasAnalysis::transfer(const Stmt *S,
   if (!Call)
     return;
   // `t = expr` on a named handle rebinds it.
-  if (const auto *Assign = dyn_cast<CXXOperatorCallExpr>(Call);
-      Assign && Assign->getOperator() == OO_Equal && Assign->getNumArgs() == 2) {
-    const auto *Method = dyn_cast_or_null<CXXMethodDecl>(Assign->getDirectCallee());
-    const auto *Lhs = dyn_cast<DeclRefExpr>(Assign->getArg(0)->IgnoreImplicit());
-    const auto *Var = Lhs ? dyn_cast<VarDecl>(Lhs->getDecl()) : nullptr;
-    if (Method && Method->getRefQualifier() != RQ_RValue && Var &&
-        isTracked(Var->getType())) {
-      bind(Var, evaluate(Assign->getArg(1), Environment), Assign->getArg(1),
-           Environment, Record);
-      return;
-    }
+  if (const VarDecl *Var = reboundVariable(Call)) {
+    bind(Var, evaluate(Call->getArg(1), Environment), Call->getArg(1),
+         Environment, Record);
+    return;
   }
   if (Record)
     recordWrites(Call, Environment, Block, Element);
+}
+
+void FunctionAliasAnalysis::recordEscape(const Expr *E, EscapeKind Kind,
+                                         llvm::StringRef Into,
+                                         const AliasEnvironment &Environment,
+                                         unsigned Block, unsigned Element) {
+  llvm::SmallVector<const Expr *, 4> Tensors;
+  collectTensorOperands(E, Tensors);
+  for (const Expr *Tensor : Tensors) {
+    EscapeEvent Escape;
+    Escape.Where = Tensor;
+    Escape.Value = evaluate(Tensor, Environment);
+    Escape.Kind = Kind;
+    Escape.Into = Context.intern(Into);
+    Escape.Owner = this;
+    Escape.Block = Block;
+    Escape.Element = Element;
+    Escapes.push_back(std::move(Escape));
+  }
+}
+
+// See Note [Escapes].
+void FunctionAliasAnalysis::recordEscapes(const Stmt *S,
+                                          const AliasEnvironment &Environment,
+                                          unsigned Block, unsigned Element) {
+  auto Escape = [&](const Expr *E, EscapeKind Kind, llvm::StringRef Into) {
+    recordEscape(E, Kind, Into, Environment, Block, Element);
+  };
+  auto NameOf = [](const NamedDecl *D) {
+    return D && D->getIdentifier() ? D->getName() : llvm::StringRef();
+  };
+  // What a lambda returns goes to whoever calls the lambda, which is this
+  // function or a worker; the capture is the escape that counts.
+  if (const auto *Return = dyn_cast<ReturnStmt>(S)) {
+    if (Return->getRetValue() && !Parent)
+      Escape(Return->getRetValue(), EscapeKind::Returned, "");
+    return;
+  }
+  if (const auto *Lambda = dyn_cast<LambdaExpr>(S)) {
+    for (auto [Capture, Init] :
+         llvm::zip(Lambda->captures(), Lambda->capture_inits()))
+      if (Capture.capturesVariable() && Capture.getCaptureKind() == LCK_ByCopy &&
+          Init)
+        Escape(Init, EscapeKind::Captured, "");
+    return;
+  }
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(S)) {
+    if (isTracked(Construct->getType()))
+      return;
+    const FunctionSummary *Summary = Context.summary(Construct->getConstructor());
+    if (!Summary)
+      return;
+    for (const FunctionSummary::ParameterWrite &Kept : Summary->KeptParameters)
+      if (Kept.Index < Construct->getNumArgs())
+        Escape(Construct->getArg(Kept.Index), EscapeKind::Kept,
+               NameOf(Construct->getConstructor()->getParent()));
+    return;
+  }
+  const auto *Call = dyn_cast<CallExpr>(S);
+  if (!Call)
+    return;
+  // `member = t`, `global = t`, `out = t` on a reference parameter.
+  if (const auto *Assign = dyn_cast<CXXOperatorCallExpr>(Call);
+      Assign && Assign->getOperator() == OO_Equal && Assign->getNumArgs() == 2 &&
+      isTracked(Assign->getArg(0)->getType())) {
+    const auto *Method = dyn_cast_or_null<CXXMethodDecl>(Assign->getDirectCallee());
+    const Expr *Lhs = Assign->getArg(0)->IgnoreImplicit();
+    const ValueDecl *Target = nullptr;
+    if (const auto *Member = dyn_cast<MemberExpr>(Lhs))
+      Target = Member->getMemberDecl();
+    else if (const auto *Ref = dyn_cast<DeclRefExpr>(Lhs);
+             Ref && !isFunctionLocal(Ref->getDecl()))
+      Target = Ref->getDecl();
+    if (Target && Method && Method->getRefQualifier() != RQ_RValue)
+      Escape(Assign->getArg(1), EscapeKind::Stored, NameOf(Target));
+    return;
+  }
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  if (!Callee || resolveTensorCall(Call, Context.table()))
+    return;
+  if (const FunctionSummary *Summary = Context.summary(Callee)) {
+    unsigned Offset = firstArgumentOffset(Call, Callee);
+    for (const FunctionSummary::ParameterWrite &Kept : Summary->KeptParameters)
+      if (Kept.Index + Offset < Call->getNumArgs())
+        Escape(Call->getArg(Kept.Index + Offset), EscapeKind::Kept,
+               NameOf(Callee));
+    return;
+  }
+  // A standard container that is not a local of this function.
+  const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
+  if (!Member || !isStoringMethod(Member->getMethodDecl()))
+    return;
+  const ValueDecl *Container = objectDecl(Member->getImplicitObjectArgument());
+  if (!Container || isFunctionLocal(Container))
+    return;
+  for (const Expr *Arg : Call->arguments())
+    Escape(Arg, EscapeKind::Stored, NameOf(Container));
 }
 
 void FunctionAliasAnalysis::recordWrites(const CallExpr *Call,
@@ -648,6 +981,7 @@ void FunctionAliasAnalysis::analyzeLambda(const LambdaExpr *Lambda,
       Lambda->getCallOperator(), Lambda->getBody(), Context, this,
       std::move(Seed));
   Writes.insert(Writes.end(), Inner->Writes.begin(), Inner->Writes.end());
+  Escapes.insert(Escapes.end(), Inner->Escapes.begin(), Inner->Escapes.end());
   Lambdas.push_back(std::move(Inner));
 }
 

@@ -18,8 +18,14 @@
 //
 // Calls to functions defined in the translation unit use FunctionSummaries,
 // computed on demand and memoised (callees before callers), which say which
-// parameters a function writes in place and which parameter it returns an
-// alias of.
+// parameters a function writes in place, which parameter it returns an alias
+// of, which member it returns a view of, and which parameters it keeps (see
+// Note [Escapes]).
+//
+// A few run-time facts decide whether a may-alias operation copies: a tensor
+// whose strides were permuted (`t()`, `permute`) is not contiguous, so
+// `contiguous()` copies it; `to(dtype)` copies a tensor whose dtype is known
+// to differ and returns a tensor of that dtype itself.
 //
 // Simplifications, and what they cost:
 // - A root is a declaration, not an object: two elements of one container,
@@ -77,12 +83,25 @@ struct AliasValue {
   bool IsList = false;             ///< A std::vector of such views.
   /// Paths with different values met here; AliasSite is only one of them.
   bool Merged = false;
+  /// For object state: the member was reached through `this`, in a method of
+  /// the object that owns it.
+  bool OwnMember = false;
+  /// For object state: a method of the translation unit returned this view of
+  /// its member (AliasSite is the call); the caller writes what it was given.
+  bool HandedOut = false;
+  /// The strides were permuted (`t()`, `transpose`, `permute`): the tensor is
+  /// known not to be contiguous.
+  bool Permuted = false;
+  /// The c10::ScalarType, when the function shows it.
+  std::optional<int64_t> DType;
 
   bool isView() const { return Rel != Relation::Handle; }
   bool operator==(const AliasValue &Other) const {
     return Root == Other.Root && RootOrigin == Other.RootOrigin &&
            Rel == Other.Rel && AliasSite == Other.AliasSite &&
-           IsList == Other.IsList && Merged == Other.Merged;
+           IsList == Other.IsList && Merged == Other.Merged &&
+           OwnMember == Other.OwnMember && HandedOut == Other.HandedOut &&
+           Permuted == Other.Permuted && DType == Other.DType;
   }
   bool operator!=(const AliasValue &Other) const { return !(*this == Other); }
 };
@@ -120,6 +139,35 @@ struct WriteEvent {
   unsigned Block = 0, Element = 0;
 };
 
+/// How a tensor outlives the statement that uses it.
+enum class EscapeKind {
+  Returned, ///< returned (directly, or inside a returned braced list)
+  Stored,   ///< assigned to a member, a global or a reference parameter, or
+            ///< put into a container that is not a local of the function
+  Captured, ///< captured by copy in a lambda, which may run later
+  Kept,     ///< passed to a function of the translation unit that keeps it
+};
+
+// Note [Escapes]
+// A tensor escapes a function when something outside the call can still
+// reach it after the call returns: the function returns it, stores it where
+// the caller or the object can see it, captures it by copy in a lambda, or
+// passes it to a function that keeps it. A tensor that is only read or copied
+// from (`storage[i].copy_(t)`) does not escape. Unknown callees are assumed
+// not to keep their arguments, except the storing methods of standard
+// containers. Every check that asks "does this tensor escape" asks
+// AliasAnalysisContext::keepsArgument or reads FunctionAliasAnalysis::escapes.
+
+/// A tensor escaping the function being analysed, with its value there.
+struct EscapeEvent {
+  const Expr *Where = nullptr; ///< The escaping expression.
+  AliasValue Value;
+  EscapeKind Kind = EscapeKind::Returned;
+  llvm::StringRef Into; ///< The member, container or callee, if named.
+  const FunctionAliasAnalysis *Owner = nullptr;
+  unsigned Block = 0, Element = 0;
+};
+
 /// What a function of the translation unit does to its tensor parameters.
 struct FunctionSummary {
   struct ParameterWrite {
@@ -127,10 +175,20 @@ struct FunctionSummary {
     const Expr *Site;
   };
   std::vector<ParameterWrite> WrittenParameters;
+  /// Parameters the function keeps beyond the call (Note [Escapes]).
+  std::vector<ParameterWrite> KeptParameters;
   /// The parameter whose alias the function returns, and how it relates.
   std::optional<unsigned> ReturnsAliasOf;
   Relation ReturnRelation = Relation::Handle;
   bool ReturnsFresh = false;
+  /// The member the function returns a view of (not the member's handle).
+  const FieldDecl *ReturnsViewOfMember = nullptr;
+  Relation MemberViewRelation = Relation::DefiniteView;
+
+  bool keeps(unsigned Index) const {
+    return llvm::any_of(KeptParameters,
+                        [&](const ParameterWrite &P) { return P.Index == Index; });
+  }
 };
 
 /// Per-translation-unit state shared by the analyses of its functions.
@@ -152,6 +210,15 @@ public:
 
   /// The analysis of Function, run on first request.
   const FunctionAliasAnalysis &analyze(const FunctionDecl *Function);
+
+  /// Whether the call or construction keeps its argument Arg (Note
+  /// [Escapes]); std::nullopt when the callee has no summary here.
+  std::optional<bool> keepsArgument(const Expr *CallOrConstruct, unsigned Arg);
+
+  /// For a call that returns one of its arguments' handle unchanged: an
+  /// in-place operator's `self`, or a function of this translation unit that
+  /// returns its parameter (`assign(w, v)` returning `w`). Null otherwise.
+  const Expr *returnedArgument(const CallExpr *Call);
 
 private:
   ASTContext &AST;
@@ -183,11 +250,20 @@ public:
   /// Every in-place write, including those in lambda bodies, in source order.
   const std::vector<WriteEvent> &writes() const { return Writes; }
 
+  /// Every escape of a tensor (Note [Escapes]), lambda bodies included.
+  const std::vector<EscapeEvent> &escapes() const { return Escapes; }
+
+  /// Whether Escape happens before Write on some path. Both must belong to
+  /// this analysis (their Owner).
+  bool isBefore(const EscapeEvent &Escape, const WriteEvent &Write) const;
+
   /// The join of every returned value.
   const std::optional<AliasValue> &returned() const { return Returned; }
 
   /// Whether Root, or a handle copy of it, is referenced after Write on some
-  /// path (the write's own statement excluded). Ask Write.Owner.
+  /// path (the write's own statement excluded). A path ends where Root is
+  /// rebound (`t = ...`), since later references see the new tensor. Ask
+  /// Write.Owner.
   bool isReferencedAfter(const WriteEvent &Write, const ValueDecl *Root) const;
 
   /// The variable declared or assigned with AliasSite as its whole
@@ -211,6 +287,11 @@ private:
             AliasEnvironment &Environment, bool Record);
   void recordWrites(const CallExpr *Call, const AliasEnvironment &Environment,
                     unsigned Block, unsigned Element);
+  void recordEscapes(const Stmt *S, const AliasEnvironment &Environment,
+                     unsigned Block, unsigned Element);
+  void recordEscape(const Expr *E, EscapeKind Kind, llvm::StringRef Into,
+                    const AliasEnvironment &Environment, unsigned Block,
+                    unsigned Element);
   void analyzeLambda(const LambdaExpr *Lambda,
                      const AliasEnvironment &Environment);
   AliasValue evaluateCall(const CallExpr *Call,
@@ -230,11 +311,18 @@ private:
   AliasAnalysisContext &Context;
   std::unique_ptr<CFG> Cfg;
   std::vector<WriteEvent> Writes;
+  std::vector<EscapeEvent> Escapes;
   std::optional<AliasValue> Returned;
   llvm::DenseMap<const Expr *, const VarDecl *> ViewBindings;
   llvm::DenseMap<const VarDecl *, const Expr *> RangeForInits;
-  /// Per block, the declarations referenced by each element.
-  std::vector<std::vector<std::pair<unsigned, const ValueDecl *>>> References;
+  /// Per block, the declarations referenced by each element, and the
+  /// variables each element rebinds (`t = ...`).
+  struct Reference {
+    unsigned Element;
+    const ValueDecl *Decl;
+    bool Rebinds;
+  };
+  std::vector<std::vector<Reference>> References;
   std::vector<std::unique_ptr<FunctionAliasAnalysis>> Lambdas;
 };
 
@@ -242,6 +330,10 @@ private:
 /// or a call that passes a tensor to a function defined in this translation
 /// unit. The dataflow runs only on functions for which this holds.
 bool mayWriteTensors(const Stmt *Body, const OperatorTable &Table);
+
+/// A method of a standard container that keeps its argument (`push_back`,
+/// `insert`, `emplace`, ...).
+bool isStoringMethod(const CXXMethodDecl *Method);
 
 /// Human-readable names used in diagnostics.
 llvm::StringRef describeOrigin(Origin O);

@@ -84,10 +84,14 @@ AliasCheckBase::analyze(const FunctionDecl *Function, ASTContext &AST,
   const OperatorTable &Operators = table();
   if (RequireWrites && !mayWriteTensors(Function->getBody(), Operators))
     return nullptr;
-  if (!Analysis || &Analysis->ast() != &AST)
-    Analysis = std::make_unique<AliasAnalysisContext>(AST, Operators);
-  const FunctionAliasAnalysis &Result = Analysis->analyze(Function);
+  const FunctionAliasAnalysis &Result = aliasContext(AST).analyze(Function);
   return Result.built() ? &Result : nullptr;
+}
+
+AliasAnalysisContext &AliasCheckBase::aliasContext(ASTContext &AST) {
+  if (!Analysis || &Analysis->ast() != &AST)
+    Analysis = std::make_unique<AliasAnalysisContext>(AST, table());
+  return *Analysis;
 }
 
 std::string AliasCheckBase::describeTarget(const WriteEvent &Write) {

@@ -76,6 +76,10 @@ protected:
   /// "parameter 'input'", "member 'weight_'", ...
   static std::string describeRoot(const AliasValue &Value);
 
+  /// The analysis state of the translation unit AST belongs to: summaries and
+  /// escapes.
+  AliasAnalysisContext &aliasContext(ASTContext &AST);
+
   /// Notes at the alias site and, for a write inside a callee, at that write.
   void addAliasNotes(const WriteEvent &Write);
 

@@ -238,7 +238,10 @@ bool AutogradAnalysis::isParameterUpdate(const Expr *Write) const {
   for (SourceRange Loop : ParameterLoops)
     if (!isBefore(Loc, Loop.getBegin()) && isBefore(Loc, Loop.getEnd()))
       return true;
-  // A guard declared earlier in an enclosing block.
+  return isInNoGradScope(Write);
+}
+
+bool AutogradAnalysis::isInNoGradScope(const Expr *Write) const {
   const Stmt *Current = Write;
   while (const Stmt *Parent = Parents.getParent(Current)) {
     if (isa<LambdaExpr>(Parent))

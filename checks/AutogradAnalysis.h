@@ -57,6 +57,9 @@ public:
   bool isBackwardAfter(const Expr *Write) const;
   /// Write is in a no-grad scope or an optimizer-style loop over parameters.
   bool isParameterUpdate(const Expr *Write) const;
+  /// Write follows a NoGradGuard (or InferenceMode, AutoGradMode) declared
+  /// in an enclosing block of the function.
+  bool isInNoGradScope(const Expr *Write) const;
 
 private:
   struct GraphEdge {

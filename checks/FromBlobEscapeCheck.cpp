@@ -88,14 +88,6 @@ bool mentionsFromBlob(const Stmt *S) {
   return llvm::any_of(S->children(), mentionsFromBlob);
 }
 
-/// Methods that store their argument in a container.
-bool isStoringMethod(llvm::StringRef Name) {
-  static constexpr llvm::StringLiteral Storing[] = {
-      "push_back",  "emplace_back",  "push",  "emplace",
-      "push_front", "emplace_front", "insert"};
-  return llvm::is_contained(Storing, Name);
-}
-
 /// Methods that rewrite or reallocate a buffer object's memory.
 bool isRewritingMethod(llvm::StringRef Name) {
   static constexpr llvm::StringLiteral Rewriting[] = {
@@ -167,9 +159,10 @@ struct TensorUse {
 class FromBlobEscapeFinder {
 public:
   FromBlobEscapeFinder(const FunctionAliasAnalysis &Analysis,
-                       const OperatorTable &Table,
+                       AliasAnalysisContext &Context,
                        const WorkerEntryPoints &Workers)
-      : Analysis(Analysis), Table(Table), Workers(Workers) {}
+      : Analysis(Analysis), Context(Context), Table(Context.table()),
+        Workers(Workers) {}
 
   void run(const FunctionDecl *Function);
 
@@ -202,6 +195,7 @@ private:
   void findRewrites();
 
   const FunctionAliasAnalysis &Analysis;
+  AliasAnalysisContext &Context;
   const OperatorTable &Table;
   const WorkerEntryPoints &Workers;
   const FunctionDecl *Function = nullptr;
@@ -301,18 +295,23 @@ void FromBlobEscapeFinder::noteEscape(EscapeRoute Route, const Expr *E,
   Escapes.push_back({Route, E->getBeginLoc(), nameOf(E), Site, std::move(Into)});
 }
 
+// A method of the translation unit stores an argument in its object only if
+// its summary says it keeps it (Note [Escapes]); a container's storing
+// method always does.
 void FromBlobEscapeFinder::checkStores(const CXXMemberCallExpr *Call) {
   const CXXMethodDecl *Method = Call->getMethodDecl();
-  if (!Method || !Method->getIdentifier() || !isStoringMethod(Method->getName()))
+  if (!Method)
     return;
+  bool StoringMethod = isStoringMethod(Method);
   const Expr *Container = Call->getImplicitObjectArgument();
   const auto *ContainerVar = dyn_cast_or_null<VarDecl>(bufferOf(Container));
   std::string Name = ContainerVar ? ContainerVar->getName().str() : "";
   if (const auto *Field = dyn_cast<MemberExpr>(Container->IgnoreImplicit()))
     Name = Field->getMemberDecl()->getName().str();
-  for (const Expr *Arg : Call->arguments()) {
+  for (auto [Index, Arg] : llvm::enumerate(Call->arguments())) {
     const BlobSite *Site = blobOf(Arg);
-    if (!Site || !Site->Buffer)
+    if (!Site || !Site->Buffer ||
+        !Context.keepsArgument(Call, Index).value_or(StoringMethod))
       continue;
     if (isScopedBuffer(Site->Buffer) && outlives(Container, Site->Buffer)) {
       Escapes.push_back(
@@ -552,7 +551,8 @@ void FromBlobEscapeCheck::check(const MatchFinder::MatchResult &Result) {
       analyze(Function, *Result.Context, /*RequireWrites=*/false);
   if (!Analysis)
     return;
-  FromBlobEscapeFinder Finder(*Analysis, table(), Workers);
+  FromBlobEscapeFinder Finder(*Analysis, aliasContext(*Result.Context),
+                              Workers);
   Finder.run(Function);
 
   auto CloneFix = [&](const CallExpr *FromBlob) -> std::optional<FixItHint> {

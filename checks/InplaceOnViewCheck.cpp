@@ -42,7 +42,11 @@ void InplaceOnViewCheck::check(const MatchFinder::MatchResult &Result) {
 void InplaceOnViewCheck::onEndOfTranslationUnit() {
   AliasCheckBase::onEndOfTranslationUnit();
   FixedSites.clear();
+  Parameters.reset();
+  Autograd.reset();
+  AutogradFunction = nullptr;
 }
+
 bool InplaceOnViewCheck::isOutputParameter(const ValueDecl *Root,
                                            const FunctionDecl *Function) const {
   // ATen's convention: `foo_` and `foo_out` write their arguments on purpose.
@@ -61,7 +65,7 @@ bool InplaceOnViewCheck::isOutputParameter(const ValueDecl *Root,
   return llvm::is_contained(OutputParameterNames, Param->getName());
 }
 
-bool InplaceOnViewCheck::shouldReport(const WriteEvent &Write) const {
+bool InplaceOnViewCheck::shouldReport(const WriteEvent &Write) {
   const AliasValue &Value = Write.Value;
   if (!Value.isView() || Value.Rel == Relation::Detached)
     return false;
@@ -74,7 +78,7 @@ bool InplaceOnViewCheck::shouldReport(const WriteEvent &Write) const {
   case Origin::CallerOwned:
     return !isOutputParameter(Value.Root, Function);
   case Origin::ObjectState:
-    return true;
+    return stateHazard(Write) != StateHazard::None;
   case Origin::Fresh:
     if (Value.Rel == Relation::MayAlias || WarnOnLocalBuffers)
       return Write.Owner->isReferencedAfter(Write, Value.Root);
@@ -86,11 +90,86 @@ bool InplaceOnViewCheck::shouldReport(const WriteEvent &Write) const {
   return false;
 }
 
+// Note [Writes into object state]
+// An object writing views of its own members (`observations_[step + 1]
+// .copy_(obs)` in a rollout buffer) is updating its state, which is what the
+// class is for, and so is code that reaches into an object's member on
+// purpose. Such a write harms someone only when they hold the view and do not
+// expect it to change, or when autograd records it:
+// - HandedOut: a method of the object returned the view, and the caller
+//   writes it; the object's state changes behind its back;
+// - EscapedBefore: this function stored, returned, captured or passed on the
+//   view to a function that keeps it, and then writes it; whoever holds it
+//   sees the write;
+// - TrackedParameter: the member is a registered parameter (or a loop
+//   variable over `parameters()`) and no no-grad scope encloses the write;
+//   PyTorch throws "a view of a leaf Variable that requires grad is being
+//   used in an in-place operation".
+// A may-alias view of object state follows the same rule.
+InplaceOnViewCheck::StateHazard
+InplaceOnViewCheck::stateHazard(const WriteEvent &Write) {
+  const AliasValue &Value = Write.Value;
+  if (Value.HandedOut)
+    return StateHazard::HandedOut;
+  if (escapeBefore(Write))
+    return StateHazard::EscapedBefore;
+  const FunctionDecl *Function = Write.Owner->enclosingFunction();
+  ASTContext &AST = Function->getASTContext();
+  if (!isRegisteredParameter(Value.Root, AST))
+    return StateHazard::None;
+  if (AutogradFunction != Function) {
+    Autograd = std::make_unique<AutogradAnalysis>(*Function, AST);
+    AutogradFunction = Function;
+  }
+  if (isa<VarDecl>(Value.Root) && !Autograd->requiresGrad(Value.Root))
+    return StateHazard::None;
+  return Autograd->isInNoGradScope(Write.Call) ? StateHazard::None
+                                               : StateHazard::TrackedParameter;
+}
+
+const EscapeEvent *
+InplaceOnViewCheck::escapeBefore(const WriteEvent &Write) const {
+  for (const EscapeEvent &Escape : Write.Owner->escapes())
+    if (Escape.Value.isView() && Escape.Value.Root == Write.Value.Root &&
+        Escape.Value.AliasSite == Write.Value.AliasSite &&
+        Write.Owner->isBefore(Escape, Write))
+      return &Escape;
+  return nullptr;
+}
+
+/// A module member registered as a parameter (libtorch's modules register
+/// their public tensor members), or the variable of a loop over
+/// `parameters()`.
+bool InplaceOnViewCheck::isRegisteredParameter(const ValueDecl *Root,
+                                               ASTContext &AST) {
+  if (isa<VarDecl>(Root))
+    return true;
+  const auto *Field = dyn_cast<FieldDecl>(Root);
+  const auto *Owner = Field ? dyn_cast<CXXRecordDecl>(Field->getParent()) : nullptr;
+  if (!Owner || !isModuleClass(Owner))
+    return false;
+  if (isLibtorchDecl(Owner))
+    return Field->getAccess() == AS_public;
+  if (!Parameters || &Parameters->ast() != &AST)
+    Parameters = std::make_unique<ParameterSharingAnalysis>(AST, table());
+  const ModuleValue *Model = Parameters->classModel(Owner, std::nullopt);
+  return Model && Model->RegisteredFields.count(Field);
+}
+
 void InplaceOnViewCheck::report(const WriteEvent &Write) {
   const AliasValue &Value = Write.Value;
   std::string Target = describeTarget(Write);
   SourceLocation Loc = Write.Call->getExprLoc();
-  std::optional<FixItHint> Fix = cloneAtView(Write);
+  StateHazard Hazard = Value.RootOrigin == Origin::ObjectState &&
+                               Value.Rel != Relation::Expanded
+                           ? stateHazard(Write)
+                           : StateHazard::None;
+  // Cloning a view that was meant to be shared, or a parameter that was
+  // meant to be updated, would silently drop the write.
+  std::optional<FixItHint> Fix;
+  if (Hazard != StateHazard::EscapedBefore &&
+      Hazard != StateHazard::TrackedParameter)
+    Fix = cloneAtView(Write);
 
   if (Value.Rel == Relation::Expanded) {
     bool OnlyWarns =
@@ -109,15 +188,31 @@ void InplaceOnViewCheck::report(const WriteEvent &Write) {
               "allows); whether '%3' changes depends on its layout at run time")
         << Write.Operator << Target << Value.AliasOperator
         << Value.Root->getName() << Fix;
+  } else if (Hazard == StateHazard::HandedOut) {
+    diag(Loc, "'%0' writes in place to %1, which '%2' returned; the object's "
+              "state changes too")
+        << Write.Operator << Target << Value.AliasOperator << Fix;
+  } else if (const EscapeEvent *Escape = Hazard == StateHazard::EscapedBefore
+                                             ? escapeBefore(Write)
+                                             : nullptr) {
+    diag(Loc, "'%0' writes in place to %1 after the view %select{is "
+              "returned|is stored in '%3'|is captured by copy|is passed to "
+              "'%3', which keeps it}2; whoever holds it sees the write")
+        << Write.Operator << Target << static_cast<unsigned>(Escape->Kind)
+        << Escape->Into;
+    diag(Escape->Where->getExprLoc(), "the view escapes here",
+         DiagnosticIDs::Note);
   } else {
     unsigned Consequence = Value.RootOrigin == Origin::CallerOwned   ? 0
                            : Value.RootOrigin == Origin::ObjectState ? 1
                                                                      : 2;
     diag(Loc, "'%0' writes in place to %1; %select{the caller's tensor changes "
               "too|the object's state changes too|'%2' is read afterwards and "
-              "sees the write}3")
+              "sees the write}3%select{|, and autograd records the write: "
+              "PyTorch throws 'a view of a leaf Variable that requires grad is "
+              "being used in an in-place operation' outside a no-grad scope}4")
         << Write.Operator << Target << Value.Root->getName() << Consequence
-        << Fix;
+        << (Hazard == StateHazard::TrackedParameter) << Fix;
   }
   addAliasNotes(Write);
 }

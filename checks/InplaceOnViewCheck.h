@@ -4,6 +4,8 @@
 #define TORCHALIAS_CHECKS_INPLACEONVIEWCHECK_H
 
 #include "AliasCheckBase.h"
+#include "AutogradAnalysis.h"
+#include "ParameterSharing.h"
 
 #include <string>
 #include <vector>
@@ -26,9 +28,15 @@ public:
   void onEndOfTranslationUnit() override;
 
 private:
+  /// Why a write into a view of object state is harmful, if it is.
+  enum class StateHazard { None, HandedOut, EscapedBefore, TrackedParameter };
+
   bool isOutputParameter(const ValueDecl *Root,
                          const FunctionDecl *Function) const;
-  bool shouldReport(const WriteEvent &Write) const;
+  bool shouldReport(const WriteEvent &Write);
+  StateHazard stateHazard(const WriteEvent &Write);
+  const EscapeEvent *escapeBefore(const WriteEvent &Write) const;
+  bool isRegisteredParameter(const ValueDecl *Root, ASTContext &AST);
   void report(const WriteEvent &Write);
   std::optional<FixItHint> cloneAtView(const WriteEvent &Write);
 
@@ -36,6 +44,10 @@ private:
   const std::string RawOutputParameterNames;
   const std::vector<StringRef> OutputParameterNames;
   llvm::DenseSet<const Expr *> FixedSites;
+  std::unique_ptr<ParameterSharingAnalysis> Parameters;
+  /// The autograd facts of the function being checked, built on demand.
+  const FunctionDecl *AutogradFunction = nullptr;
+  std::unique_ptr<AutogradAnalysis> Autograd;
 };
 
 } // namespace clang::tidy::libtorch

@@ -1012,6 +1012,37 @@ bool SharedParameterUpdateCheck::checkHolderCopy(const Expr *Sink,
   return false;
 }
 
+/// Whether A and B are the same expression, spelled alike up to implicit
+/// nodes: `gpt->tok_emb->weight` twice.
+static bool isSameExpression(const Expr *A, const Expr *B,
+                             const ASTContext &AST) {
+  llvm::FoldingSetNodeID IdA, IdB;
+  A->IgnoreParenImpCasts()->Profile(IdA, AST, /*Canonical=*/true);
+  B->IgnoreParenImpCasts()->Profile(IdB, AST, /*Canonical=*/true);
+  return IdA == IdB;
+}
+
+// Note [Assigning a member the tensor it holds]
+// `m->weight = assign(m->weight, w)`, where `assign` copies `w` into its
+// argument and returns it, binds the member to the tensor it already holds:
+// the registration still names the same tensor, so there is nothing to
+// re-register. The right-hand side is followed through every call that
+// returns its argument's handle unchanged (in-place operators, and functions
+// of the translation unit whose summary says so) and compared with the
+// member. A view of the member (`w = w.t()`) is another tensor and is still
+// reported.
+bool SharedParameterUpdateCheck::assignsHeldTensor(
+    const CXXOperatorCallExpr *Assign, ASTContext &AST) {
+  const Expr *Value = skipHandleCopies(Assign->getArg(1));
+  while (const auto *Call = dyn_cast_or_null<CallExpr>(Value)) {
+    const Expr *Returned = aliasContext(AST).returnedArgument(Call);
+    if (!Returned)
+      break;
+    Value = skipHandleCopies(Returned);
+  }
+  return Value && isSameExpression(Value, Assign->getArg(0), AST);
+}
+
 void SharedParameterUpdateCheck::checkMemberAssignment(
     const CXXOperatorCallExpr *Assign, const FunctionDecl *Function,
     ASTContext &AST) {
@@ -1031,6 +1062,8 @@ void SharedParameterUpdateCheck::checkMemberAssignment(
       skipModuleHandleCopies(Assign->getArg(1)));
   if (Rhs && Rhs->getMethodDecl() && Rhs->getMethodDecl()->getIdentifier() &&
       Rhs->getMethodDecl()->getName() == "register_parameter")
+    return;
+  if (assignsHeldTensor(Assign, AST))
     return;
   std::string Registered;
   if (isLibtorchDecl(Owner)) {

@@ -67,6 +67,7 @@ private:
   void reportFill(const Expr *FillSite, ASTContext &AST);
   void checkMemberAssignment(const CXXOperatorCallExpr *Assign,
                              const FunctionDecl *Function, ASTContext &AST);
+  bool assignsHeldTensor(const CXXOperatorCallExpr *Assign, ASTContext &AST);
   void checkModuleClass(const CXXRecordDecl *Impl, ASTContext &AST);
   void addTieNotes(const ParameterTie &Tie);
   std::optional<FixItHint> deduplicate(const Expr *List, ASTContext &AST);

@@ -174,6 +174,13 @@ bool isLibtorchDecl(const Decl *D) {
   return Name == "at" || Name == "c10" || Name == "torch" || Name == "caffe2";
 }
 
+bool permutesStrides(llvm::StringRef Operator) {
+  static constexpr llvm::StringLiteral Permuting[] = {
+      "t",      "transpose", "permute", "swapaxes", "swapdims", "mT",
+      "mH",     "adjoint",   "movedim", "moveaxis", "numpy_T"};
+  return llvm::is_contained(Permuting, Operator);
+}
+
 const Expr *skipHandleCopies(const Expr *E) {
   while (E) {
     E = E->IgnoreImplicit()->IgnoreParens();

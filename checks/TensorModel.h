@@ -68,6 +68,12 @@ struct TensorCall {
 std::optional<TensorCall> resolveTensorCall(const CallExpr *Call,
                                             const OperatorTable &Table);
 
+/// Views that permute their input's strides (`t`, `transpose`, `permute`,
+/// `mT`, ...): on a tensor with two dimensions larger than one the result is
+/// not contiguous. Schemas say nothing about strides, so this is modelled by
+/// hand; runtime/test/libtorch_facts_test.cpp checks it against the library.
+bool permutesStrides(llvm::StringRef Operator);
+
 /// Strips the implicit nodes around a tensor-valued expression: casts,
 /// temporaries, parentheses and copy or move construction of a handle.
 const Expr *skipHandleCopies(const Expr *E);

@@ -70,4 +70,44 @@ TEST(LibtorchFacts, CopyingAModuleHolderSharesTheModule) {
   EXPECT_EQ(target.ptr(), online.ptr());
 }
 
+// libtorch-inplace-on-view's TrackedParameter hazard: writing a view of a
+// registered parameter where autograd records it throws; under a no-grad
+// guard it is the intended update.
+TEST(LibtorchFacts, WritingAViewOfAParameterThrowsOutsideNoGrad) {
+  torch::nn::Linear linear(2, 2);
+  EXPECT_THROW(linear->weight.narrow(0, 0, 1).mul_(0.5), c10::Error);
+  torch::NoGradGuard no_grad;
+  EXPECT_NO_THROW(linear->weight.narrow(0, 0, 1).mul_(0.5));
+}
+
+// A module's buffer is not tracked by autograd: writing its views is a plain
+// state update.
+TEST(LibtorchFacts, WritingAViewOfABufferDoesNotThrow) {
+  torch::nn::BatchNorm1d norm(2);
+  EXPECT_FALSE(norm->running_mean.requires_grad());
+  EXPECT_NO_THROW(norm->running_mean.narrow(0, 0, 1).zero_());
+}
+
+// Note [Layout facts]: which may-alias operations the analysis decides.
+TEST(LibtorchFacts, ContiguousCopiesAPermutedTensor) {
+  torch::Tensor x = torch::rand({3, 4});
+  for (const torch::Tensor &permuted :
+       {x.t(), x.transpose(0, 1), x.permute({1, 0}), x.mT()}) {
+    EXPECT_FALSE(permuted.is_contiguous());
+    torch::Tensor c = permuted.contiguous();
+    EXPECT_NE(c.data_ptr(), x.data_ptr());
+  }
+  // A contiguous input is returned as it is: the may-alias case.
+  EXPECT_EQ(x.contiguous().data_ptr(), x.data_ptr());
+}
+
+TEST(LibtorchFacts, ToADifferentDtypeCopiesAndToTheSameDtypeDoesNot) {
+  torch::Tensor image = torch::zeros({2, 2}, torch::kByte);
+  torch::Tensor scaled = image.to(torch::kFloat);
+  EXPECT_NE(scaled.data_ptr(), image.data_ptr());
+  EXPECT_EQ(scaled.scalar_type(), torch::kFloat);
+  torch::Tensor same = scaled.to(torch::kFloat);
+  EXPECT_TRUE(same.is_same(scaled));
+}
+
 } // namespace

@@ -63,3 +63,30 @@ torch::Tensor NegativeForwardPass(torch::nn::Linear &model) {
 torch::Tensor NegativeCallersPointer(float *data) {
   return torch::from_blob(data, {4});
 }
+
+// A method of this translation unit escapes a from_blob tensor only if it
+// keeps it (Note [Escapes]).
+class Storage {
+public:
+  void insert(const torch::Tensor &reward) { rewards_[step_].copy_(reward); }
+  void keep(const torch::Tensor &reward) { kept_.push_back(reward); }
+
+private:
+  int64_t step_ = 0;
+  torch::Tensor rewards_;
+  std::vector<torch::Tensor> kept_;
+};
+
+void NegativeCopiedByMethod(std::vector<Storage> &storages) {
+  for (auto &storage : storages) {
+    std::vector<float> reward{1};
+    storage.insert(torch::from_blob(reward.data(), {1, 1}));
+  }
+}
+
+void PositiveKeptByMethod(Storage &storage) {
+  std::vector<float> reward{1};
+  storage.keep(torch::from_blob(reward.data(), {1, 1}));
+  // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: a from_blob tensor wraps local buffer 'reward' and is stored in 'storage', which outlives the buffer
+  // CHECK-FIXES: storage.keep(torch::from_blob(reward.data(), {1, 1}).clone());
+}

@@ -30,17 +30,49 @@ void PositiveOutArgument(const torch::Tensor &x, const torch::Tensor &y) {
 }
 
 struct Net : torch::nn::Module {
+  Net() { gain = register_parameter("gain", torch::ones({3})); }
   torch::nn::Linear fc{nullptr};
-  torch::Tensor scale;
+  torch::Tensor scale, gain;
   void PositiveModuleState() {
     fc->weight.narrow(0, 0, 1).mul_(0.5);
-    // CHECK-MESSAGES: :[[@LINE-1]]:32: warning: 'mul_' writes in place to a view of member 'weight'; the object's state changes too
+    // CHECK-MESSAGES: :[[@LINE-1]]:32: warning: 'mul_' writes in place to a view of member 'weight'; the object's state changes too, and autograd records the write: PyTorch throws 'a view of a leaf Variable that requires grad is being used in an in-place operation' outside a no-grad scope
+    auto g = gain.select(0, 0);
+    g.fill_(1);
+    // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'fill_' writes in place to 'g', a view of member 'gain'; the object's state changes too, and autograd records the write
+  }
+  // Negative: an unregistered member, and parameters under a no-grad guard
+  // (Note [Writes into object state]).
+  void NegativeModuleState() {
     auto s = scale.select(0, 0);
-    // CHECK-FIXES: auto s = scale.select(0, 0).clone();
     s.fill_(1);
-    // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'fill_' writes in place to 's', a view of member 'scale'; the object's state changes too
+    torch::NoGradGuard no_grad;
+    fc->weight.narrow(0, 0, 1).mul_(0.5);
+    gain.select(0, 0).fill_(1);
   }
 };
+
+// Negative: a rollout buffer filling slices of its own members.
+class Rollout {
+public:
+  void insert(const torch::Tensor &obs, const torch::Tensor &reward, int step) {
+    observations_[step + 1].copy_(obs);
+    rewards_.select(0, step).copy_(reward);
+    returns_.index({step}) = reward;
+  }
+  void after_update() { observations_[0].copy_(observations_[-1]); }
+  // Positive target: hands out a view of its storage.
+  torch::Tensor latest() { return observations_.select(0, 0); }
+
+private:
+  torch::Tensor observations_, rewards_, returns_;
+};
+
+void PositiveHandedOut(Rollout &rollout) {
+  auto last = rollout.latest();
+  // CHECK-FIXES: auto last = rollout.latest().clone();
+  last.zero_();
+  // CHECK-MESSAGES: :[[@LINE-1]]:8: warning: 'zero_' writes in place to 'last', a view of member 'observations_', which 'latest' returned; the object's state changes too
+}
 
 void PositiveExpanded(const torch::Tensor &x, const torch::Tensor &mask) {
   auto grid = torch::zeros({3}).expand({4, 3});
@@ -90,3 +122,15 @@ void NegativeOutputParameters(torch::Tensor &dst, const torch::Tensor &out,
 }
 
 void negative_kernel_(const torch::Tensor &self) { self.narrow(0, 0, 1).zero_(); }
+
+// May-alias results that the function's facts decide (Note [Layout facts]).
+void NegativeDecidedCopies(const torch::Tensor &x) {
+  auto c = x.t().contiguous();
+  c.clamp_(0, 1);
+  auto image = torch::zeros({3, 4, 4}, torch::kByte);
+  auto scaled = image.to(torch::kFloat);
+  scaled.div_(255);
+  auto frame = torch::rand({4, 4, 3});
+  frame = frame.permute({2, 0, 1}).to(torch::kFloat).div_(255);
+  c.add_(image.sum() + frame.sum());
+}

@@ -101,3 +101,23 @@ void NegativeDistinct(const torch::Tensor &x) {
   for (auto &p : seq->parameters())
     p.uniform_(-0.1, 0.1);
 }
+
+// Assigning a member the tensor it already holds: the loader's helper copies
+// the checkpoint's values in place and returns its argument.
+torch::Tensor assign(torch::Tensor left, const torch::Tensor &right) {
+  torch::NoGradGuard no_grad;
+  left.copy_(right);
+  return left;
+}
+
+void NegativeLoadCheckpoint(torch::nn::Linear &lin, torch::nn::Embedding &emb,
+                            const torch::Tensor &w) {
+  lin->weight = assign(lin->weight, w.t().contiguous());
+  emb->weight = assign(emb->weight, w);
+}
+
+void PositiveAssignOtherModulesWeight(torch::nn::Linear &lin,
+                                      torch::nn::Linear &other) {
+  lin->weight = other->weight.t();
+  // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: assigning 'weight' does not re-register it: 'LinearImpl' computes with the new tensor, but parameters(), to() and serialization still see the one registered as 'weight'
+}

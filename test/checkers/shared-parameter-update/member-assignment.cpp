@@ -27,3 +27,39 @@ void NegativeValueCopy(torch::nn::Linear &lin, torch::nn::Embedding &emb) {
   torch::NoGradGuard no_grad;
   lin->weight.copy_(emb->weight);
 }
+
+// Assigning a member the tensor it already holds (Note [Assigning a member
+// the tensor it holds]): a helper that copies into its argument and returns
+// it, in-place operators, and chains of both.
+torch::Tensor assign(torch::Tensor left, const torch::Tensor &right) {
+  torch::NoGradGuard no_grad;
+  left.copy_(right);
+  return left;
+}
+torch::Tensor doubled(const torch::Tensor &t) { return t * 2; }
+
+struct BlockImpl : torch::nn::Module {
+  BlockImpl() { fc = register_module("fc", torch::nn::Linear(4, 4)); }
+  torch::nn::Linear fc{nullptr};
+};
+
+void NegativeAssignHelper(torch::nn::Linear &lin, ScaleImpl &m,
+                          torch::nn::ModuleHolder<BlockImpl> &block,
+                          const torch::Tensor &w) {
+  lin->weight = assign(lin->weight, w);
+  lin->bias = assign(assign(lin->bias, w), w);
+  m.scale = assign(m.scale, w);
+  block->fc->weight = assign(block->fc->weight, w.t());
+  torch::NoGradGuard no_grad;
+  m.scale = m.scale.copy_(w);
+}
+
+void PositiveAssignOtherTensor(torch::nn::Linear &lin, torch::nn::Embedding &emb,
+                               const torch::Tensor &w) {
+  lin->weight = assign(emb->weight, w);
+  // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: assigning 'weight' does not re-register it
+  lin->weight = doubled(lin->weight);
+  // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: assigning 'weight' does not re-register it
+  lin->weight = lin->weight.t();
+  // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: assigning 'weight' does not re-register it
+}

@@ -220,6 +220,16 @@ public:
 } // namespace at
 
 namespace at {
+// ATen/TensorOperators.h: out-of-place arithmetic.
+Tensor operator+(const Tensor &self, const Tensor &other);
+Tensor operator+(const Tensor &self, const Scalar &other);
+Tensor operator-(const Tensor &self, const Tensor &other);
+Tensor operator-(const Tensor &self, const Scalar &other);
+Tensor operator*(const Tensor &self, const Tensor &other);
+Tensor operator*(const Tensor &self, const Scalar &other);
+Tensor operator*(const Scalar &self, const Tensor &other);
+Tensor operator/(const Tensor &self, const Tensor &other);
+Tensor operator/(const Tensor &self, const Scalar &other);
 // Factories.
 Tensor empty(IntArrayRef size, TensorOptions options = {});
 Tensor zeros(IntArrayRef size, TensorOptions options = {});
