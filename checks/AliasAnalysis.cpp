@@ -213,17 +213,6 @@ std::optional<int64_t> scalarTypeArgument(const CallExpr *Call,
   return std::nullopt;
 }
 
-} // namespace
-
-bool isStoringMethod(const CXXMethodDecl *Method) {
-  static constexpr llvm::StringLiteral Storing[] = {
-      "push_back",  "emplace_back",  "push",  "emplace",
-      "push_front", "emplace_front", "insert", "emplace_hint"};
-  return Method && Method->getIdentifier() &&
-         llvm::is_contained(Storing, Method->getName());
-}
-
-namespace {
 
 /// A variable that dies with the function: a local, not a reference, not
 /// static.
@@ -256,7 +245,29 @@ bool isSummarizable(const FunctionDecl *Callee, const ASTContext &AST) {
          !AST.getSourceManager().isInSystemHeader(Callee->getLocation());
 }
 
+/// `t = ...` on a named handle: the variable it rebinds.
+const VarDecl *reboundVariable(const Stmt *S) {
+  const auto *Assign = dyn_cast<CXXOperatorCallExpr>(S);
+  if (!Assign || Assign->getOperator() != OO_Equal || Assign->getNumArgs() != 2)
+    return nullptr;
+  const auto *Method = dyn_cast_or_null<CXXMethodDecl>(Assign->getDirectCallee());
+  const auto *Lhs = dyn_cast<DeclRefExpr>(Assign->getArg(0)->IgnoreImplicit());
+  const auto *Var = Lhs ? dyn_cast<VarDecl>(Lhs->getDecl()) : nullptr;
+  if (!Method || Method->getRefQualifier() == RQ_RValue || !Var ||
+      !isTracked(Var->getType()))
+    return nullptr;
+  return Var;
+}
+
 } // namespace
+
+bool isStoringMethod(const CXXMethodDecl *Method) {
+  static constexpr llvm::StringLiteral Storing[] = {
+      "push_back",  "emplace_back",  "push",  "emplace",
+      "push_front", "emplace_front", "insert", "emplace_hint"};
+  return Method && Method->getIdentifier() &&
+         llvm::is_contained(Storing, Method->getName());
+}
 
 bool mayWriteTensors(const Stmt *Body, const OperatorTable &Table) {
   if (!Body)
@@ -468,19 +479,7 @@ void FunctionAliasAnalysis::run(AliasEnvironment Seed) {
   });
 }
 
-/// `t = ...` on a named handle: the variable it rebinds.
-static const VarDecl *reboundVariable(const Stmt *S) {
-  const auto *Assign = dyn_cast<CXXOperatorCallExpr>(S);
-  if (!Assign || Assign->getOperator() != OO_Equal || Assign->getNumArgs() != 2)
-    return nullptr;
-  const auto *Method = dyn_cast_or_null<CXXMethodDecl>(Assign->getDirectCallee());
-  const auto *Lhs = dyn_cast<DeclRefExpr>(Assign->getArg(0)->IgnoreImplicit());
-  const auto *Var = Lhs ? dyn_cast<VarDecl>(Lhs->getDecl()) : nullptr;
-  if (!Method || Method->getRefQualifier() == RQ_RValue || !Var ||
-      !isTracked(Var->getType()))
-    return nullptr;
-  return Var;
-}
+
 
 void FunctionAliasAnalysis::indexReferences() {
   References.assign(Cfg->getNumBlockIDs(), {});
@@ -850,8 +849,13 @@ void FunctionAliasAnalysis::recordEscapes(const Stmt *S,
         Escape(Init, EscapeKind::Captured, "");
     return;
   }
+  auto PassesTensors = [](auto Args) {
+    return llvm::any_of(Args, [](const Expr *Arg) {
+      return isTracked(Arg->getType());
+    });
+  };
   if (const auto *Construct = dyn_cast<CXXConstructExpr>(S)) {
-    if (isTracked(Construct->getType()))
+    if (isTracked(Construct->getType()) || !PassesTensors(Construct->arguments()))
       return;
     const FunctionSummary *Summary = Context.summary(Construct->getConstructor());
     if (!Summary)
@@ -882,7 +886,8 @@ void FunctionAliasAnalysis::recordEscapes(const Stmt *S,
     return;
   }
   const FunctionDecl *Callee = Call->getDirectCallee();
-  if (!Callee || resolveTensorCall(Call, Context.table()))
+  if (!Callee || !PassesTensors(Call->arguments()) ||
+      resolveTensorCall(Call, Context.table()))
     return;
   if (const FunctionSummary *Summary = Context.summary(Callee)) {
     unsigned Offset = firstArgumentOffset(Call, Callee);

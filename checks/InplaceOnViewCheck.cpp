@@ -114,17 +114,23 @@ InplaceOnViewCheck::stateHazard(const WriteEvent &Write) {
   if (escapeBefore(Write))
     return StateHazard::EscapedBefore;
   const FunctionDecl *Function = Write.Owner->enclosingFunction();
-  ASTContext &AST = Function->getASTContext();
-  if (!isRegisteredParameter(Value.Root, AST))
+  const AutogradAnalysis &Facts = autograd(*Function);
+  const auto *Field = dyn_cast<FieldDecl>(Value.Root);
+  bool Parameter = Field ? isRegisteredParameter(Field)
+                         : Facts.requiresGrad(Value.Root);
+  if (!Parameter || Facts.isInNoGradScope(Write.Call))
     return StateHazard::None;
-  if (AutogradFunction != Function) {
-    Autograd = std::make_unique<AutogradAnalysis>(*Function, AST);
-    AutogradFunction = Function;
+  return StateHazard::TrackedParameter;
+}
+
+const AutogradAnalysis &
+InplaceOnViewCheck::autograd(const FunctionDecl &Function) {
+  if (AutogradFunction != &Function) {
+    Autograd = std::make_unique<AutogradAnalysis>(Function,
+                                                  Function.getASTContext());
+    AutogradFunction = &Function;
   }
-  if (isa<VarDecl>(Value.Root) && !Autograd->requiresGrad(Value.Root))
-    return StateHazard::None;
-  return Autograd->isInNoGradScope(Write.Call) ? StateHazard::None
-                                               : StateHazard::TrackedParameter;
+  return *Autograd;
 }
 
 const EscapeEvent *
@@ -137,19 +143,16 @@ InplaceOnViewCheck::escapeBefore(const WriteEvent &Write) const {
   return nullptr;
 }
 
-/// A module member registered as a parameter (libtorch's modules register
-/// their public tensor members), or the variable of a loop over
-/// `parameters()`.
-bool InplaceOnViewCheck::isRegisteredParameter(const ValueDecl *Root,
-                                               ASTContext &AST) {
-  if (isa<VarDecl>(Root))
-    return true;
-  const auto *Field = dyn_cast<FieldDecl>(Root);
-  const auto *Owner = Field ? dyn_cast<CXXRecordDecl>(Field->getParent()) : nullptr;
+/// A module member registered as a parameter: libtorch's modules register
+/// their public tensor members (buffers included, see the docs page), a user
+/// module the members it binds to register_parameter.
+bool InplaceOnViewCheck::isRegisteredParameter(const FieldDecl *Field) {
+  const auto *Owner = dyn_cast<CXXRecordDecl>(Field->getParent());
   if (!Owner || !isModuleClass(Owner))
     return false;
   if (isLibtorchDecl(Owner))
     return Field->getAccess() == AS_public;
+  ASTContext &AST = Field->getASTContext();
   if (!Parameters || &Parameters->ast() != &AST)
     Parameters = std::make_unique<ParameterSharingAnalysis>(AST, table());
   const ModuleValue *Model = Parameters->classModel(Owner, std::nullopt);

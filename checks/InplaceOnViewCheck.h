@@ -36,7 +36,8 @@ private:
   bool shouldReport(const WriteEvent &Write);
   StateHazard stateHazard(const WriteEvent &Write);
   const EscapeEvent *escapeBefore(const WriteEvent &Write) const;
-  bool isRegisteredParameter(const ValueDecl *Root, ASTContext &AST);
+  bool isRegisteredParameter(const FieldDecl *Field);
+  const AutogradAnalysis &autograd(const FunctionDecl &Function);
   void report(const WriteEvent &Write);
   std::optional<FixItHint> cloneAtView(const WriteEvent &Write);
 
