@@ -245,18 +245,24 @@ bool isSummarizable(const FunctionDecl *Callee, const ASTContext &AST) {
          !AST.getSourceManager().isInSystemHeader(Callee->getLocation());
 }
 
-/// `t = ...` on a named handle: the variable it rebinds.
-const VarDecl *reboundVariable(const Stmt *S) {
+/// `lhs = rhs` that rebinds a tracked handle (the lvalue `operator=`, not
+/// the rvalue one that writes into an index): the left-hand side.
+const Expr *rebindingTarget(const Stmt *S) {
   const auto *Assign = dyn_cast<CXXOperatorCallExpr>(S);
   if (!Assign || Assign->getOperator() != OO_Equal || Assign->getNumArgs() != 2)
     return nullptr;
   const auto *Method = dyn_cast_or_null<CXXMethodDecl>(Assign->getDirectCallee());
-  const auto *Lhs = dyn_cast<DeclRefExpr>(Assign->getArg(0)->IgnoreImplicit());
-  const auto *Var = Lhs ? dyn_cast<VarDecl>(Lhs->getDecl()) : nullptr;
-  if (!Method || Method->getRefQualifier() == RQ_RValue || !Var ||
-      !isTracked(Var->getType()))
+  const Expr *Lhs = Assign->getArg(0)->IgnoreImplicit();
+  if (!Method || Method->getRefQualifier() == RQ_RValue ||
+      !isTracked(Lhs->getType()))
     return nullptr;
-  return Var;
+  return Lhs;
+}
+
+/// `t = ...` on a named handle: the variable it rebinds.
+const VarDecl *reboundVariable(const Stmt *S) {
+  const auto *Lhs = dyn_cast_or_null<DeclRefExpr>(rebindingTarget(S));
+  return Lhs ? dyn_cast<VarDecl>(Lhs->getDecl()) : nullptr;
 }
 
 } // namespace
@@ -870,24 +876,17 @@ void FunctionAliasAnalysis::recordEscapes(const Stmt *S,
   if (!Call)
     return;
   // `member = t`, `global = t`, `out = t` on a reference parameter.
-  if (const auto *Assign = dyn_cast<CXXOperatorCallExpr>(Call);
-      Assign && Assign->getOperator() == OO_Equal && Assign->getNumArgs() == 2 &&
-      isTracked(Assign->getArg(0)->getType())) {
-    const auto *Method = dyn_cast_or_null<CXXMethodDecl>(Assign->getDirectCallee());
-    const Expr *Lhs = Assign->getArg(0)->IgnoreImplicit();
-    const ValueDecl *Target = nullptr;
-    if (const auto *Member = dyn_cast<MemberExpr>(Lhs))
-      Target = Member->getMemberDecl();
-    else if (const auto *Ref = dyn_cast<DeclRefExpr>(Lhs);
-             Ref && !isFunctionLocal(Ref->getDecl()))
-      Target = Ref->getDecl();
-    if (Target && Method && Method->getRefQualifier() != RQ_RValue)
-      Escape(Assign->getArg(1), EscapeKind::Stored, NameOf(Target));
+  if (const Expr *Lhs = rebindingTarget(Call)) {
+    const ValueDecl *Target =
+        isa<MemberExpr, DeclRefExpr>(Lhs) ? objectDecl(Lhs) : nullptr;
+    if (Target && !isFunctionLocal(Target))
+      Escape(Call->getArg(1), EscapeKind::Stored, NameOf(Target));
     return;
   }
+  // libtorch's own functions have no summary and are no storing methods, so
+  // tensor operations fall through both tests below.
   const FunctionDecl *Callee = Call->getDirectCallee();
-  if (!Callee || !PassesTensors(Call->arguments()) ||
-      resolveTensorCall(Call, Context.table()))
+  if (!Callee || !PassesTensors(Call->arguments()))
     return;
   if (const FunctionSummary *Summary = Context.summary(Callee)) {
     unsigned Offset = firstArgumentOffset(Call, Callee);
