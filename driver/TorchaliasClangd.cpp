@@ -8,9 +8,16 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "clang/Basic/Diagnostic.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/raw_ostream.h"
 
+#include <mutex>
 #include <optional>
+#include <string>
 
 namespace clang::clangd {
 // clang-tools-extra/clangd/tool/ClangdMain.cpp; Debian installs the library
@@ -40,6 +47,46 @@ std::optional<bool> isFastTidyCheck(llvm::StringRef Check) {
   if (Check.starts_with("libtorch-"))
     return true;
   return clangdIsFastTidyCheck(Check);
+}
+
+// Note [Configuration errors reach the log]
+// clang-tidy reports a bad check option (`invalid configuration value`, an
+// unreadable OperatorTable) as a diagnostic without a location. clangd has no
+// place for such a diagnostic in an editor: it passes it to
+// IgnoreDiagnostics::log, which logs it only at `--log=verbose`, so a typo in
+// `.clang-tidy` would silently fall back to the default. torchalias-clangd
+// also writes every clang-tidy configuration diagnostic to the server's log
+// (stderr, which editors show as the language server's output) at the default
+// log level, once per distinct message (clangd rebuilds the AST, and so
+// reconfigures the checks, on every edit). The wrap is the same linker
+// mechanism as above.
+// The symbol is clang::clangd::IgnoreDiagnostics::log(
+// DiagnosticsEngine::Level, const Diagnostic &), a static member function.
+void clangdLogIgnoredDiagnostic(clang::DiagnosticsEngine::Level Level,
+                                const clang::Diagnostic &Info) asm(
+    "__real__ZN5clang6clangd17IgnoreDiagnostics3logENS_17DiagnosticsEngine5LevelERKNS_10DiagnosticE");
+void logIgnoredDiagnostic(clang::DiagnosticsEngine::Level Level,
+                          const clang::Diagnostic &Info) asm(
+    "__wrap__ZN5clang6clangd17IgnoreDiagnostics3logENS_17DiagnosticsEngine5LevelERKNS_10DiagnosticE");
+
+void logIgnoredDiagnostic(clang::DiagnosticsEngine::Level Level,
+                          const clang::Diagnostic &Info) {
+  llvm::SmallString<128> Message;
+  Info.FormatDiagnostic(Message);
+  static std::mutex Mutex;
+  static llvm::StringSet<> Logged;
+  std::lock_guard<std::mutex> Lock(Mutex);
+  if (llvm::StringRef(Message).ends_with("[clang-tidy-config]") &&
+      Logged.insert(Message).second) {
+    // One write, so that the line does not interleave with clangd's own.
+    std::string Line = (llvm::Twine("torchalias-clangd: ") +
+                        (Level >= clang::DiagnosticsEngine::Error ? "error: "
+                                                                  : "warning: ") +
+                        Message + "\n")
+                           .str();
+    llvm::errs() << Line;
+  }
+  clangdLogIgnoredDiagnostic(Level, Info);
 }
 
 int main(int Argc, char **Argv) { return clang::clangd::clangdMain(Argc, Argv); }

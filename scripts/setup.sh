@@ -9,6 +9,9 @@ PACKAGES=(
   "clang-${LLVM_VERSION}" "libclang-${LLVM_VERSION}-dev" "clang-tidy-${LLVM_VERSION}"
   "llvm-${LLVM_VERSION}-dev" "llvm-${LLVM_VERSION}-tools"
   libtorch-dev libxxhash-dev libgtest-dev googletest nlohmann-json3-dev
+  # torchalias-clangd: Debian's clangd library is built with its remote index,
+  # so linking it needs gRPC; neovim is the real editor of its test.
+  libgrpc++-dev libgrpc-dev libprotobuf-dev libabsl-dev neovim
 )
 
 missing=()

@@ -1,10 +1,14 @@
-"""A small LSP client for the torchalias-clangd tests: JSON-RPC over stdio."""
+"""A small LSP client for the torchalias-clangd tests: JSON-RPC over stdio,
+plus the helpers the tests share (a scratch project, applying text edits)."""
+import atexit
 import json
 import os
+import queue
+import shutil
 import subprocess
+import tempfile
 import threading
 import time
-import queue
 
 
 class LspClient:
@@ -97,3 +101,41 @@ class LspClient:
         except Exception:
             self.proc.kill()
         return self.proc.returncode
+
+
+def scratch_dir():
+    """A fresh directory under the system's temporary directory, removed at
+    exit. Not under the build tree: clangd looks for compile_commands.json in
+    every parent directory, and the build directory has one."""
+    path = tempfile.mkdtemp(prefix="torchalias-clangd-")
+    atexit.register(shutil.rmtree, path, ignore_errors=True)
+    return path
+
+
+def make_project(template, dest, flags):
+    """Copies the project template to dest and writes its compilation database,
+    one entry per .cpp file, compiled with flags."""
+    shutil.rmtree(dest, ignore_errors=True)
+    shutil.copytree(template, dest)
+    entries = [{"directory": dest, "file": os.path.join(dest, name),
+                "arguments": ["clang++", *flags, "-c", name]}
+               for name in sorted(os.listdir(dest)) if name.endswith(".cpp")]
+    with open(os.path.join(dest, "compile_commands.json"), "w") as out:
+        json.dump(entries, out, indent=1)
+    return dest
+
+
+def offset(text, position):
+    """The index in text of an LSP position (line, UTF-16 character; the test
+    sources are ASCII)."""
+    lines = text.split("\n")
+    return sum(len(line) + 1 for line in lines[:position["line"]]) + position["character"]
+
+
+def apply_edits(text, edits):
+    """text with the LSP TextEdits applied, last first so offsets stay valid."""
+    for edit in sorted(edits, key=lambda e: offset(text, e["range"]["start"]), reverse=True):
+        start = offset(text, edit["range"]["start"])
+        end = offset(text, edit["range"]["end"])
+        text = text[:start] + edit["newText"] + text[end:]
+    return text
