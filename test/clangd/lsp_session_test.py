@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A scripted LSP session with torchalias-clangd on a project whose only
-configuration is a `.clang-tidy` enabling libtorch-*.
+configuration is a `.clang-tidy` (or a `.clangd`) enabling libtorch-*.
 
 It asserts what an editor user sees: the libtorch diagnostic with its range
 and its note as related information, the fix offered as a code action, the
@@ -37,7 +37,7 @@ def main():
     clangd, mock_include = map(os.path.abspath, sys.argv[1:3])
     scratch = scratch_dir()
     here = os.path.dirname(os.path.abspath(__file__))
-    root = make_project(os.path.join(here, "project"), scratch,
+    root = make_project(os.path.join(here, "project"), os.path.join(scratch, "dot-clang-tidy"),
                         ["-std=c++17", "-isystem", mock_include])
     path = os.path.join(root, "model.cpp")
     uri = "file://" + path
@@ -52,7 +52,7 @@ def main():
         # 1. The diagnostic, its range and its note.
         found = libtorch(client.diagnostics(uri, version=1))
         if not expect(len(found) == 1, "one libtorch diagnostic on open", found):
-            return
+            sys.exit("cannot go on without the diagnostic")
         diag = found[0]
         expect(diag["code"] == CHECK, f"the diagnostic is {CHECK}", diag["code"])
         expect(diag.get("source") == "clang-tidy", "its source is clang-tidy", diag.get("source"))
@@ -74,7 +74,7 @@ def main():
             "context": {"diagnostics": [diag], "only": ["quickfix"]}})["result"] or []
         fixes = [a for a in actions if a.get("kind") == "quickfix" and "edit" in a]
         if not expect(len(fixes) >= 1, "the fix-it is offered as a quickfix code action", actions):
-            return
+            sys.exit("cannot go on without the code action")
         edits = fixes[0]["edit"]["changes"][uri]
         text = apply_edits(text, edits)
         expect("auto head = input.narrow(0, 0, 1).clone();" in text,
@@ -107,6 +107,25 @@ def main():
     finally:
         code = client.close()
         expect(code == 0, "the server shuts down cleanly", code)
+
+    # 5. A project that enables the checks in `.clangd` instead.
+    root = make_project(os.path.join(here, "project"), os.path.join(scratch, "dot-clangd"),
+                        ["-std=c++17", "-isystem", mock_include])
+    os.remove(os.path.join(root, ".clang-tidy"))
+    with open(os.path.join(root, ".clangd"), "w") as out:
+        out.write("Diagnostics:\n  ClangTidy:\n    Add: ['libtorch-*']\n")
+    uri = "file://" + os.path.join(root, "model.cpp")
+    client = LspClient([clangd, "--log=error"], root)
+    try:
+        client.initialize(root)
+        client.notify("textDocument/didOpen", {"textDocument": {
+            "uri": uri, "languageId": "cpp", "version": 1,
+            "text": open(os.path.join(root, "model.cpp")).read()}})
+        found = libtorch(client.diagnostics(uri, version=1))
+        expect([d["code"] for d in found] == [CHECK],
+               "a .clangd that adds libtorch-* is enough", found)
+    finally:
+        client.close()
 
     if failures:
         print(f"{len(failures)} expectation(s) failed")
