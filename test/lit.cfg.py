@@ -16,7 +16,7 @@ if tidy not in ("plugin", "driver"):
 config.name = "torchalias-" + tidy
 config.test_format = lit.formats.ShTest(True)
 config.suffixes = [".cpp", ".test"]
-config.excludes = ["Inputs", "bench", "unit", "gpu", "cmake"]
+config.excludes = ["Inputs", "bench", "unit", "gpu", "cmake", "clangd"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.torchalias_obj_root, "test", tidy)
 
