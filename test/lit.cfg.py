@@ -17,6 +17,10 @@ config.name = "torchalias-" + tidy
 config.test_format = lit.formats.ShTest(True)
 config.suffixes = [".cpp", ".test"]
 config.excludes = ["Inputs", "bench", "unit", "gpu", "cmake", "clangd"]
+# The `torchalias check` tests (test/check/) run the runner, not a clang-tidy:
+# once is enough, in the plugin flavour.
+if tidy == "driver" or not config.torchalias:
+    config.excludes.append("check")
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.torchalias_obj_root, "test", tidy)
 
@@ -32,6 +36,11 @@ config.substitutions.append(
         python, runner, shlex.quote(tidy_command), config.filecheck)))
 config.substitutions.append(("%clang_tidy", tidy_command))
 config.substitutions.append(("%torchalias_tidy", config.torchalias_tidy))
+config.substitutions.append(("%torchalias", config.torchalias))
+config.substitutions.append(
+    ("%check_project", os.path.join(config.test_source_root, "Inputs", "check-project")))
+config.substitutions.append(
+    ("%mock_include", os.path.join(config.test_source_root, "Inputs", "mock-libtorch")))
 config.substitutions.append(("%plugin", config.plugin))
 config.substitutions.append(("%FileCheck", config.filecheck))
 config.substitutions.append(("%python", python))

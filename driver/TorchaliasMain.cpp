@@ -1,0 +1,483 @@
+//===- TorchaliasMain.cpp - The torchalias command ------------------------===//
+//
+// `torchalias check` runs the checks over a project for a pull-request gate:
+// SARIF, baselines, diff mode, sharding, and an automatic PCH of the libtorch
+// headers. `torchalias merge-sarif` joins the logs of sharded runs. See
+// docs/ci.md.
+//
+// Exit codes: 0 nothing (new) found; 1 findings reported; 2 a usage or tool
+// error (bad option, missing or broken compilation database, unreadable
+// baseline, unwritable PCH cache or output). Findings of the units that ran
+// are written even when the exit code is 2.
+//
+//===----------------------------------------------------------------------===//
+
+#include "check/Findings.h"
+#include "check/Output.h"
+#include "check/PchCache.h"
+#include "check/Runner.h"
+
+#include "clang-tidy/ClangTidy.h"
+#include "clang/Tooling/JSONCompilationDatabase.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/Threading.h"
+#include "llvm/Support/Timer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <mutex>
+
+using namespace torchalias::driver;
+namespace cl = llvm::cl;
+
+namespace {
+
+enum ExitCode { Clean = 0, Found = 1, ToolError = 2 };
+
+cl::SubCommand CheckCommand("check", "Run the libtorch checks over a project");
+cl::SubCommand MergeCommand("merge-sarif", "Join the SARIF logs of sharded runs into one");
+cl::OptionCategory Category("torchalias check options");
+
+cl::opt<std::string> BuildPath("p", cl::desc("Build directory with compile_commands.json"),
+                               cl::value_desc("BUILD_DIR"), cl::Required,
+                               cl::sub(CheckCommand), cl::cat(Category));
+cl::list<std::string> Paths(cl::Positional,
+                            cl::desc("[PATHS...] files or directories to check (default: "
+                                     "every file in the compilation database)"),
+                            cl::sub(CheckCommand), cl::cat(Category));
+cl::opt<std::string> Checks("checks",
+                            cl::desc("Check globs, as clang-tidy's --checks; they override "
+                                     "the .clang-tidy files (default: '-*,libtorch-*')"),
+                            cl::sub(CheckCommand), cl::cat(Category));
+cl::opt<unsigned> Jobs("j", cl::desc("Translation units run in parallel (default: all cores)"),
+                       cl::init(0), cl::sub(CheckCommand), cl::cat(Category));
+enum class Format { Text, Json, Sarif };
+cl::opt<Format> OutputFormat("format", cl::desc("Output format"),
+                             cl::values(clEnumValN(Format::Text, "text", "clang-tidy style"),
+                                        clEnumValN(Format::Json, "json", "one JSON document"),
+                                        clEnumValN(Format::Sarif, "sarif", "SARIF 2.1.0")),
+                             cl::init(Format::Text), cl::sub(CheckCommand), cl::cat(Category));
+cl::opt<std::string> OutputFile("output", cl::desc("Write the findings here (default: stdout)"),
+                                cl::value_desc("FILE"), cl::sub(CheckCommand),
+                                cl::cat(Category));
+cl::opt<std::string> ExportFixes("export-fixes",
+                                 cl::desc("Write the fix-its as clang-apply-replacements YAML"),
+                                 cl::value_desc("FILE"), cl::sub(CheckCommand),
+                                 cl::cat(Category));
+cl::opt<std::string> WriteBaseline("write-baseline",
+                                   cl::desc("Write every finding's identity to FILE"),
+                                   cl::value_desc("FILE"), cl::sub(CheckCommand),
+                                   cl::cat(Category));
+cl::opt<std::string> Baseline("baseline",
+                              cl::desc("Report only findings that are not in FILE"),
+                              cl::value_desc("FILE"), cl::sub(CheckCommand), cl::cat(Category));
+cl::opt<std::string> Diff("diff",
+                          cl::desc("Report only findings on lines changed since REF (git diff "
+                                   "REF), or in the unified diff on stdin with --diff=-"),
+                          cl::value_desc("REF"), cl::sub(CheckCommand), cl::cat(Category));
+cl::opt<std::string> Shard("shard", cl::desc("Run part K of N of the translation units"),
+                           cl::value_desc("K/N"), cl::sub(CheckCommand), cl::cat(Category));
+cl::opt<bool> NoPch("no-pch", cl::desc("Parse every unit without the automatic PCH"),
+                    cl::sub(CheckCommand), cl::cat(Category));
+cl::opt<std::string> PchCacheDir("pch-cache",
+                                 cl::desc("Where PCHs are kept (default: "
+                                          "$XDG_CACHE_HOME/torchalias/pch)"),
+                                 cl::value_desc("DIR"), cl::sub(CheckCommand),
+                                 cl::cat(Category));
+cl::opt<bool> FullTraversal("full-traversal",
+                            cl::desc("Let the matchers walk the whole AST, headers included, "
+                                     "as clang-tidy does (slower; same findings)"),
+                            cl::sub(CheckCommand), cl::cat(Category));
+cl::opt<std::string> Root("root",
+                          cl::desc("Paths in the output and baselines are relative to this "
+                                   "(default: the working directory)"),
+                          cl::value_desc("DIR"), cl::sub(CheckCommand), cl::cat(Category));
+cl::opt<std::string> HelpUriBase("help-uri-base",
+                                 cl::desc("URL of the check pages in SARIF rules"),
+                                 cl::init(TORCHALIAS_DOCS_URL), cl::sub(CheckCommand),
+                                 cl::cat(Category));
+cl::opt<bool> Quiet("quiet", cl::desc("No progress lines"), cl::sub(CheckCommand),
+                    cl::cat(Category));
+
+cl::list<std::string> MergeInputs(cl::Positional, cl::desc("<SARIF logs>"), cl::OneOrMore,
+                                  cl::sub(MergeCommand));
+cl::opt<std::string> MergeOutput("output", cl::desc("Write the merged log here (default: stdout)"),
+                                 cl::value_desc("FILE"), cl::sub(MergeCommand));
+
+int fail(const llvm::Twine &Message) {
+  llvm::errs() << "torchalias: error: " << Message << "\n";
+  return ToolError;
+}
+
+std::string absolute(llvm::StringRef Path) {
+  llvm::SmallString<256> Out(Path);
+  llvm::sys::fs::make_absolute(Out);
+  llvm::SmallString<256> Real;
+  if (!llvm::sys::fs::real_path(Out, Real))
+    return std::string(Real);
+  llvm::sys::path::remove_dots(Out, true);
+  return std::string(Out);
+}
+
+/// Runs a command and returns its standard output, or an error naming it.
+llvm::Expected<std::string> capture(llvm::ArrayRef<llvm::StringRef> Argv) {
+  auto Program = llvm::sys::findProgramByName(Argv[0]);
+  if (!Program)
+    return llvm::createStringError(Program.getError(), "cannot find '%s'", Argv[0].data());
+  llvm::SmallString<128> Out, Err;
+  llvm::sys::fs::createTemporaryFile("torchalias", "out", Out);
+  llvm::sys::fs::createTemporaryFile("torchalias", "err", Err);
+  std::optional<llvm::StringRef> Redirects[] = {std::nullopt, Out.str(), Err.str()};
+  int Status = llvm::sys::ExecuteAndWait(*Program, Argv, std::nullopt, Redirects);
+  auto Output = llvm::MemoryBuffer::getFile(Out);
+  auto Errors = llvm::MemoryBuffer::getFile(Err);
+  llvm::sys::fs::remove(Out);
+  llvm::sys::fs::remove(Err);
+  if (Status != 0 || !Output)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(), "'%s' failed: %s",
+        llvm::join(Argv.begin(), Argv.end(), " ").c_str(),
+        Errors ? (*Errors)->getBuffer().trim().str().c_str() : "no output");
+  return (*Output)->getBuffer().str();
+}
+
+/// Progress: a bar redrawn in place on a terminal, plain lines otherwise.
+class Progress {
+public:
+  Progress(size_t Total, bool Enabled)
+      : Total(Total), Enabled(Enabled), Terminal(llvm::errs().is_displayed()) {}
+
+  void done(llvm::StringRef File, double Seconds) {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    ++Done;
+    if (!Enabled)
+      return;
+    if (Terminal) {
+      unsigned Width = 30, Filled = Width * Done / Total;
+      llvm::errs() << "\r[" << std::string(Filled, '#') << std::string(Width - Filled, ' ')
+                   << "] " << Done << "/" << Total << " "
+                   << llvm::sys::path::filename(File) << "\x1b[K";
+      if (Done == Total)
+        llvm::errs() << "\n";
+    } else {
+      llvm::errs() << llvm::formatv("[{0}/{1}] {2} ({3:f1} s)\n", Done, Total, File, Seconds);
+    }
+  }
+
+private:
+  std::mutex Mutex;
+  size_t Total, Done = 0;
+  bool Enabled, Terminal;
+};
+
+bool sameFinding(const Finding &A, const Finding &B) {
+  return A.Check == B.Check && A.Where.File == B.Where.File && A.Where.Line == B.Where.Line &&
+         A.Where.Column == B.Where.Column && A.Message == B.Message;
+}
+
+bool before(const Finding &A, const Finding &B) {
+  return std::tie(A.Where.File, A.Where.Line, A.Where.Column, A.Check, A.Message) <
+         std::tie(B.Where.File, B.Where.Line, B.Where.Column, B.Check, B.Message);
+}
+
+llvm::Error writeTo(llvm::StringRef Path, llvm::function_ref<void(llvm::raw_ostream &)> Write) {
+  if (Path.empty()) {
+    Write(llvm::outs());
+    return llvm::Error::success();
+  }
+  std::error_code EC;
+  llvm::raw_fd_ostream OS(Path, EC);
+  if (EC)
+    return llvm::createStringError(EC, "cannot write '%s': %s", Path.str().c_str(),
+                                   EC.message().c_str());
+  Write(OS);
+  return llvm::Error::success();
+}
+
+int runCheck() {
+  // The compilation database.
+  std::string DatabasePath = BuildPath + "/compile_commands.json";
+  if (!llvm::sys::fs::exists(DatabasePath))
+    return fail("no compile_commands.json in '" + BuildPath +
+                "' (configure with -DCMAKE_EXPORT_COMPILE_COMMANDS=ON)");
+  std::string DatabaseError;
+  auto Database = clang::tooling::JSONCompilationDatabase::loadFromFile(
+      DatabasePath, DatabaseError, clang::tooling::JSONCommandLineSyntax::AutoDetect);
+  if (!Database)
+    return fail("cannot load '" + DatabasePath + "': " + DatabaseError);
+
+  std::string RootDir = absolute(Root.empty() ? "." : Root.getValue());
+
+  // Options: defaults, then .clang-tidy files, then --checks.
+  RunSettings Settings;
+  Settings.Defaults = clang::tidy::ClangTidyOptions::getDefaults();
+  Settings.Defaults.Checks = "-*,libtorch-*";
+  if (Checks.getNumOccurrences()) {
+    Settings.Overrides.Checks = Checks;
+    clang::tidy::ClangTidyOptions Effective = Settings.Defaults;
+    Effective.mergeWith(Settings.Overrides, 0);
+    if (clang::tidy::getCheckNames(Effective, false).empty())
+      return fail("--checks='" + Checks + "' enables no check");
+  }
+  Settings.ScopeToProject = !FullTraversal;
+
+  // The baseline, before any work, so that a bad one costs nothing.
+  std::set<std::string> Accepted;
+  if (!Baseline.empty()) {
+    auto Read = readBaseline(Baseline);
+    if (!Read)
+      return fail(llvm::toString(Read.takeError()));
+    Accepted = std::move(*Read);
+  }
+
+  // Diff mode.
+  std::optional<ChangedLines> Changed;
+  if (Diff.getNumOccurrences()) {
+    std::string Text, DiffRoot = RootDir;
+    if (Diff == "-") {
+      auto Stdin = llvm::MemoryBuffer::getSTDIN();
+      if (!Stdin)
+        return fail("cannot read the diff on standard input");
+      Text = (*Stdin)->getBuffer().str();
+    } else {
+      auto Top = capture({"git", "rev-parse", "--show-toplevel"});
+      if (!Top)
+        return fail("--diff " + Diff + ": " + llvm::toString(Top.takeError()));
+      DiffRoot = absolute(llvm::StringRef(*Top).trim());
+      auto Output = capture({"git", "diff", "-U0", "--no-color", "--no-ext-diff", Diff, "--"});
+      if (!Output)
+        return fail("--diff " + Diff + ": " + llvm::toString(Output.takeError()));
+      Text = std::move(*Output);
+    }
+    Changed = parseUnifiedDiff(Text, DiffRoot);
+  }
+
+  // Sharding.
+  unsigned ShardIndex = 1, ShardCount = 1;
+  if (!Shard.empty()) {
+    auto [K, N] = llvm::StringRef(Shard).split('/');
+    if (K.getAsInteger(10, ShardIndex) || N.getAsInteger(10, ShardCount) || ShardCount == 0 ||
+        ShardIndex == 0 || ShardIndex > ShardCount)
+      return fail("--shard must be K/N with 1 <= K <= N, not '" + Shard + "'");
+  }
+
+  // The units: every file of the database under PATHS, changed in diff mode,
+  // in this shard. Sorted, so that the shards are the same on every machine.
+  std::vector<std::string> Wanted;
+  for (const std::string &P : Paths) {
+    if (!llvm::sys::fs::exists(P))
+      return fail("no such file or directory: '" + P + "'");
+    Wanted.push_back(absolute(P));
+  }
+  std::vector<std::pair<std::string, std::string>> Units; // (real path, database name)
+  for (const std::string &File : Database->getAllFiles()) {
+    std::string Real = absolute(File);
+    if (!Wanted.empty() && llvm::none_of(Wanted, [&](const std::string &W) {
+          return Real == W || llvm::StringRef(Real).starts_with(W + "/");
+        }))
+      continue;
+    if (Changed && !Changed->count(Real))
+      continue;
+    Units.emplace_back(Real, File);
+  }
+  llvm::sort(Units);
+  Units.erase(std::unique(Units.begin(), Units.end()), Units.end());
+  std::vector<std::pair<std::string, std::string>> Mine;
+  for (size_t I = 0; I < Units.size(); ++I)
+    if (I % ShardCount == ShardIndex - 1)
+      Mine.push_back(Units[I]);
+
+  // The PCH cache.
+  std::optional<PchCache> Pch;
+  if (!NoPch) {
+    std::string Dir = PchCacheDir;
+    if (Dir.empty()) {
+      llvm::SmallString<256> Cache;
+      if (const char *Xdg = std::getenv("XDG_CACHE_HOME"); Xdg && *Xdg)
+        Cache = Xdg;
+      else if (!llvm::sys::path::home_directory(Cache))
+        Cache = "/tmp";
+      else
+        llvm::sys::path::append(Cache, ".cache");
+      llvm::sys::path::append(Cache, "torchalias", "pch");
+      Dir = std::string(Cache);
+    }
+    Pch.emplace(Dir);
+    if (llvm::Error E = Pch->prepare())
+      return fail(llvm::toString(std::move(E)));
+    Settings.Pch = &*Pch;
+  }
+
+  // Run.
+  std::vector<UnitResult> Results(Mine.size());
+  Progress Bar(Mine.size(), !Quiet);
+  {
+    llvm::DefaultThreadPool Pool(llvm::hardware_concurrency(Jobs));
+    for (size_t I = 0; I < Mine.size(); ++I)
+      Pool.async([&, I] {
+        auto Start = std::chrono::steady_clock::now();
+        Results[I] = runUnit(*Database, Mine[I].second, Settings);
+        Bar.done(relativePath(Mine[I].first, RootDir),
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
+                     .count());
+      });
+    Pool.wait();
+  }
+
+  // Combine: one finding per place even if several units include the header.
+  OutputContext Context;
+  Context.Root = RootDir;
+  Context.HelpUriBase = HelpUriBase;
+  std::vector<Finding> All;
+  std::vector<clang::tidy::ClangTidyError> AllErrors;
+  std::set<std::string> ConfigErrors, ConfigWarnings;
+  unsigned WithPch = 0;
+  for (UnitResult &R : Results) {
+    WithPch += R.UsedPch;
+    for (Finding &F : R.Findings)
+      All.push_back(std::move(F));
+    ConfigErrors.insert(R.ConfigurationErrors.begin(), R.ConfigurationErrors.end());
+    ConfigWarnings.insert(R.ConfigurationWarnings.begin(), R.ConfigurationWarnings.end());
+  }
+  llvm::stable_sort(All, before);
+  All.erase(std::unique(All.begin(), All.end(), sameFinding), All.end());
+  assignIds(All, RootDir);
+  for (const std::string &E : ConfigErrors)
+    Context.Errors.push_back(E);
+  for (const std::string &W : ConfigWarnings)
+    Context.Warnings.push_back(W);
+
+  int Status = Clean;
+  if (!WriteBaseline.empty())
+    if (llvm::Error E = writeBaseline(WriteBaseline, All, RootDir)) {
+      llvm::errs() << "torchalias: error: " << llvm::toString(std::move(E)) << "\n";
+      Status = ToolError;
+    }
+
+  // What is reported: not in the baseline, and on a changed line.
+  std::vector<Finding> Reported;
+  unsigned InBaseline = 0, Unchanged = 0;
+  for (Finding &F : All) {
+    if (Accepted.count(F.Id)) {
+      ++InBaseline;
+      continue;
+    }
+    if (Changed) {
+      auto It = Changed->find(F.Where.File);
+      if (It == Changed->end() || !It->second.count(F.Where.Line)) {
+        ++Unchanged;
+        continue;
+      }
+    }
+    Reported.push_back(std::move(F));
+  }
+  Context.AgainstBaseline = !Baseline.empty();
+
+  for (const std::string &E : Context.Errors)
+    llvm::errs() << "torchalias: error: " << E << "\n";
+  for (const std::string &W : Context.Warnings)
+    llvm::errs() << "torchalias: warning: " << W << "\n";
+
+  llvm::Error Written = writeTo(OutputFile, [&](llvm::raw_ostream &OS) {
+    switch (OutputFormat) {
+    case Format::Text:
+      writeText(OS, Reported, Context);
+      break;
+    case Format::Json:
+      OS << llvm::formatv("{0:2}", toJson(Reported, Context)) << "\n";
+      break;
+    case Format::Sarif:
+      OS << llvm::formatv("{0:2}", toSarif(Reported, Context)) << "\n";
+      break;
+    }
+  });
+  if (Written) {
+    llvm::errs() << "torchalias: error: " << llvm::toString(std::move(Written)) << "\n";
+    Status = ToolError;
+  }
+
+  if (!ExportFixes.empty()) {
+    for (UnitResult &R : Results)
+      for (clang::tidy::ClangTidyError &E : R.Errors)
+        if (!E.Message.FilePath.empty() && !E.Message.Fix.empty())
+          AllErrors.push_back(E);
+    // Only the fixes of reported findings.
+    llvm::erase_if(AllErrors, [&](const clang::tidy::ClangTidyError &E) {
+      for (const Finding &F : Reported)
+        if (F.Check == E.DiagnosticName && F.Message == E.Message.Message)
+          return false;
+      return true;
+    });
+    if (llvm::Error E = writeTo(ExportFixes, [&](llvm::raw_ostream &OS) {
+          clang::tidy::exportReplacements("", AllErrors, OS);
+        })) {
+      llvm::errs() << "torchalias: error: " << llvm::toString(std::move(E)) << "\n";
+      Status = ToolError;
+    }
+  }
+
+  if (!Quiet) {
+    llvm::errs() << llvm::formatv("torchalias: {0} finding(s) in {1} translation unit(s)",
+                                  Reported.size(), Mine.size());
+    if (!Baseline.empty())
+      llvm::errs() << llvm::formatv(", {0} in the baseline", InBaseline);
+    if (Changed)
+      llvm::errs() << llvm::formatv(", {0} on unchanged lines", Unchanged);
+    if (Pch)
+      llvm::errs() << llvm::formatv("; PCH used by {0} unit(s) ({1} built, {2} reused)",
+                                    WithPch, Pch->built(), Pch->reused());
+    llvm::errs() << "\n";
+  }
+  if (!Context.Errors.empty())
+    Status = ToolError;
+  if (Status == Clean && !Reported.empty())
+    Status = Found;
+  return Status;
+}
+
+int runMerge() {
+  std::vector<llvm::json::Value> Logs;
+  for (const std::string &Input : MergeInputs) {
+    auto Buffer = llvm::MemoryBuffer::getFile(Input);
+    if (!Buffer)
+      return fail("cannot read '" + Input + "': " + Buffer.getError().message());
+    auto Parsed = llvm::json::parse((*Buffer)->getBuffer());
+    if (!Parsed)
+      return fail("'" + Input + "' is not JSON: " + llvm::toString(Parsed.takeError()));
+    Logs.push_back(std::move(*Parsed));
+  }
+  auto Merged = mergeSarif(Logs);
+  if (!Merged)
+    return fail(llvm::toString(Merged.takeError()));
+  if (llvm::Error E = writeTo(MergeOutput, [&](llvm::raw_ostream &OS) {
+        OS << llvm::formatv("{0:2}", *Merged) << "\n";
+      }))
+    return fail(llvm::toString(std::move(E)));
+  return Clean;
+}
+
+} // namespace
+
+int main(int Argc, const char **Argv) {
+  llvm::InitLLVM Init(Argc, Argv);
+  cl::HideUnrelatedOptions(Category);
+  cl::SetVersionPrinter([](llvm::raw_ostream &OS) {
+    OS << "torchalias " << TORCHALIAS_VERSION << "\n";
+  });
+  if (!cl::ParseCommandLineOptions(Argc, Argv, "torchalias: tensor-aliasing checks for libtorch\n",
+                                   &llvm::errs()))
+    return ToolError;
+  if (CheckCommand)
+    return runCheck();
+  if (MergeCommand)
+    return runMerge();
+  llvm::errs() << "torchalias: error: give a subcommand: check or merge-sarif (see --help)\n";
+  return ToolError;
+}
