@@ -12,6 +12,9 @@ PACKAGES=(
   # torchalias-clangd: Debian's clangd library is built with its remote index,
   # so linking it needs gRPC; neovim is the real editor of its test.
   libgrpc++-dev libgrpc-dev libprotobuf-dev libabsl-dev neovim
+  # torchalias check's CI tests: git (diff mode), pre-commit, PyYAML, and
+  # node for Microsoft's SARIF validator (from the npm registry).
+  git pre-commit python3-yaml nodejs
 )
 
 missing=()
@@ -20,6 +23,10 @@ for package in "${PACKAGES[@]}"; do
     missing+=("$package")
   fi
 done
+# NodeSource's nodejs carries npm; Debian's has it as a package of its own.
+if ! command -v npm >/dev/null; then
+  missing+=(npm)
+fi
 if ((${#missing[@]})); then
   echo "torchalias: installing ${missing[*]}"
   sudo=""

@@ -292,6 +292,8 @@ UnitResult runUnit(const clang::tooling::CompilationDatabase &Database,
 
     clang::tooling::ClangTool Tool(Database, {File.str()});
     Tool.setDiagnosticConsumer(&Consumer);
+    // A unit that does not compile is reported through its errors.
+    Tool.setPrintErrorMessage(false);
     // clang-tidy's adjusters: the options' ExtraArgs, and no plugins.
     Tool.appendArgumentsAdjuster([&Context](const clang::tooling::CommandLineArguments &Args,
                                             llvm::StringRef Filename) {
