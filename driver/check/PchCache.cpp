@@ -6,7 +6,9 @@
 #include "clang/Basic/Version.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendActions.h"
+#include "clang/Lex/HeaderSearch.h"
 #include "clang/Lex/Lexer.h"
+#include "clang/Lex/Preprocessor.h"
 #include "clang/Tooling/CompilationDatabase.h"
 #include "clang/Tooling/Tooling.h"
 #include "llvm/ADT/StringExtras.h"
@@ -23,29 +25,35 @@ namespace torchalias::driver {
 
 // Note [When a PCH is used]
 // Parsing <torch/torch.h> is nearly all of the cost of a translation unit.
-// `torchalias check` precompiles it once per distinct set of compile flags
-// (with -fpch-instantiate-templates, so that the templates libtorch's own
-// inline code uses are instantiated once, in the PCH) and passes
-// `-include-pch` to every unit that can use it. A PCH is transparent, that is
-// the unit sees the declarations and macros it would have seen, only when
-//   - the directives at the top of the unit reach `#include <torch/torch.h>`
-//     through nothing but `#pragma once`, include guards, project headers
-//     that do the same, and angled includes of headers that the PCH already
-//     contains (so reading the PCH first only reorders include-guarded
-//     headers that torch.h includes anyway): nothing the unit defines comes
-//     before libtorch, and libtorch is not forced into a unit that does not
-//     include it first (includesBeforeTorch);
-//   - its command line has no forced includes (-include, -imacros,
-//     -include-pch) and is C++;
-// and the PCH was built from the same flags (the cache key is the xxHash of
-// the flags, the working directory and clang's version) and from the headers
-// as they are now: next to each PCH a manifest lists every file it read with
-// its size and modification time, and a PCH whose manifest no longer matches
-// is rebuilt. Any other unit is parsed as clang-tidy would. If the PCH
-// cannot be built (the flags do not compile the header), the unit is parsed
-// plainly, and so is a unit whose PCH run reports a compiler error (the
-// runner re-runs it without the PCH, so that the error is the one the plain
-// parse gives).
+// `torchalias check` precompiles it and passes `-include-pch` to every unit
+// that can use it. The PCH is built with -fpch-instantiate-templates, so that
+// the templates libtorch's own inline code uses are instantiated once, in the
+// PCH. A PCH is used only where it is transparent, that is where the unit
+// sees the declarations and macros it would have seen:
+//   - The directives at the top of the unit reach `#include <torch/torch.h>`
+//     through nothing but `#pragma once`, include guards, headers that do the
+//     same (found as the compiler would, through the unit's search paths),
+//     and includes of headers that the PCH already contains. Reading the PCH
+//     first then only reorders include-guarded headers that torch.h includes
+//     anyway. Nothing the unit defines comes before libtorch, and libtorch is
+//     not forced into a unit that does not include it first.
+//     (includesBeforeTorch)
+//   - Its command line has no forced includes (-include, -imacros,
+//     -include-pch) and is C++.
+//   - The PCH was built from the same flags, apart from include directories:
+//     the cache key is the xxHash of clang's version and the flags without
+//     -I, -iquote, -isystem and -idirafter. The include directories are
+//     checked instead: every header the PCH read must be found at the same
+//     place through the unit's search paths (no directory of the unit shadows
+//     it). So the units of a project's different targets, which differ in
+//     their own include directories, share one PCH.
+//   - The headers are as they were: beside each PCH a manifest lists its
+//     search directories and every file it read, with size and modification
+//     time, and a PCH whose files changed is rebuilt.
+// Any other unit is parsed as clang-tidy would. If the PCH cannot be built
+// (the flags do not compile the header), the unit is parsed plainly, and so
+// is a unit whose PCH run reports a compiler error (the runner re-runs it
+// without the PCH, so that the error is the one the plain parse gives).
 
 namespace {
 
@@ -77,10 +85,181 @@ std::vector<std::pair<std::string, std::string>> leadingDirectives(llvm::StringR
   }
 }
 
+std::string absoluteIn(llvm::StringRef WorkingDir, llvm::StringRef Path) {
+  llvm::SmallString<256> Out(Path);
+  llvm::sys::fs::make_absolute(WorkingDir, Out);
+  llvm::sys::path::remove_dots(Out, /*remove_dot_dot=*/true);
+  return std::string(Out);
+}
+
+std::string realPath(llvm::StringRef Path) {
+  llvm::SmallString<256> Real;
+  if (llvm::sys::fs::real_path(Path, Real))
+    return Path.str();
+  return std::string(Real);
+}
+
+/// The first file Spelling names in Dirs, if any.
+std::optional<std::string> findIn(const std::vector<std::string> &Dirs,
+                                  llvm::StringRef Spelling) {
+  for (const std::string &Dir : Dirs) {
+    llvm::SmallString<256> Candidate(Dir);
+    llvm::sys::path::append(Candidate, Spelling);
+    if (llvm::sys::fs::is_regular_file(Candidate))
+      return realPath(Candidate);
+  }
+  return std::nullopt;
+}
+
+const char *const IncludeDirFlags[] = {"-I", "-iquote", "-isystem", "-idirafter"};
+
+/// The flags without their include directories, and those directories.
+struct SplitFlags {
+  std::vector<std::string> Rest;
+  SearchPaths Paths;
+};
+
+SplitFlags splitFlags(const std::vector<std::string> &Flags, llvm::StringRef WorkingDir) {
+  SplitFlags Out;
+  std::vector<std::string> System, After;
+  for (size_t I = 0; I < Flags.size(); ++I) {
+    llvm::StringRef Flag = Flags[I];
+    const char *Matched = nullptr;
+    for (const char *Prefix : IncludeDirFlags)
+      if (Flag.starts_with(Prefix) && (!Matched || strlen(Prefix) > strlen(Matched)))
+        Matched = Prefix;
+    if (!Matched) {
+      Out.Rest.push_back(Flags[I]);
+      continue;
+    }
+    std::string Dir = Flag.size() > strlen(Matched) ? Flag.drop_front(strlen(Matched)).str()
+                      : I + 1 < Flags.size()          ? Flags[++I]
+                                                      : "";
+    Dir = absoluteIn(WorkingDir, Dir);
+    llvm::StringRef Kind = Matched;
+    if (Kind == "-iquote")
+      Out.Paths.Quoted.push_back(Dir);
+    else if (Kind == "-I")
+      Out.Paths.Angled.push_back(Dir);
+    else if (Kind == "-isystem")
+      System.push_back(Dir);
+    else
+      After.push_back(Dir);
+  }
+  // The compiler's order: -I, then -isystem, then -idirafter.
+  Out.Paths.Angled.insert(Out.Paths.Angled.end(), System.begin(), System.end());
+  Out.Paths.Angled.insert(Out.Paths.Angled.end(), After.begin(), After.end());
+  return Out;
+}
+
+/// The include directories of the flags, as real paths, in search order.
+std::vector<std::string> flagDirs(const SearchPaths &Paths) {
+  std::vector<std::string> Dirs;
+  for (const auto *List : {&Paths.Quoted, &Paths.Angled})
+    for (const std::string &Dir : *List)
+      if (std::string Real = realPath(Dir); llvm::find(Dirs, Real) == Dirs.end())
+        Dirs.push_back(Real);
+  return Dirs;
+}
+
+/// The flags that decide the PCH's content: the syntax-only command line
+/// without its input file.
+std::vector<std::string> flagsOf(const std::vector<std::string> &Args, llvm::StringRef File,
+                                 llvm::StringRef WorkingDir) {
+  std::string Input = absoluteIn(WorkingDir, File);
+  std::vector<std::string> Flags;
+  for (const std::string &Arg : Args)
+    if (Arg != File && absoluteIn(WorkingDir, Arg) != Input)
+      Flags.push_back(Arg);
+  return Flags;
+}
+
+/// No forced includes, and C++ (a `-x` other than c++ changes the language).
+bool isTransparent(const std::vector<std::string> &Flags) {
+  for (size_t I = 0; I < Flags.size(); ++I) {
+    llvm::StringRef Flag = Flags[I];
+    if (Flag.starts_with("-include") || Flag.starts_with("--include") ||
+        Flag.starts_with("-imacros"))
+      return false;
+    if (Flag == "-x" && (I + 1 == Flags.size() || Flags[I + 1] != "c++"))
+      return false;
+    if (Flag.starts_with("-x") && Flag != "-x" && Flag != "-xc++")
+      return false;
+  }
+  return true;
+}
+
+struct FileStamp {
+  uint64_t Size = 0;
+  int64_t Modified = 0;
+};
+
+std::optional<FileStamp> stamp(llvm::StringRef Path) {
+  llvm::sys::fs::file_status Status;
+  if (llvm::sys::fs::status(Path, Status))
+    return std::nullopt;
+  return FileStamp{Status.getSize(), llvm::sys::toTimeT(Status.getLastModificationTime())};
+}
+
+/// GeneratePCHAction that also writes the manifest: the search directories,
+/// in order, and the files it read.
+class GeneratePchWithManifest : public clang::GeneratePCHAction {
+public:
+  GeneratePchWithManifest(std::string ManifestPath, std::string Header,
+                          std::vector<std::string> FlagDirs)
+      : ManifestPath(std::move(ManifestPath)), Header(std::move(Header)),
+        FlagDirs(std::move(FlagDirs)) {}
+
+  void EndSourceFileAction() override {
+    clang::CompilerInstance &CI = getCompilerInstance();
+    std::string Text;
+    llvm::raw_string_ostream OS(Text);
+    for (const std::string &Dir : FlagDirs)
+      OS << "flagdir " << Dir << '\n';
+    for (const clang::DirectoryLookup &Dir :
+         CI.getPreprocessor().getHeaderSearchInfo().search_dir_range())
+      if (clang::OptionalDirectoryEntryRef Entry = Dir.getDirRef())
+        OS << "dir " << realPath(Entry->getName()) << '\n';
+    clang::SourceManager &SM = CI.getSourceManager();
+    for (auto It = SM.fileinfo_begin(); It != SM.fileinfo_end(); ++It) {
+      std::string Name = realPath(It->first.getName());
+      if (Name == Header)
+        continue;
+      if (std::optional<FileStamp> Now = stamp(Name))
+        OS << "file " << Now->Size << ' ' << Now->Modified << ' ' << Name << '\n';
+    }
+    std::error_code EC;
+    llvm::raw_fd_ostream Out(ManifestPath, EC);
+    if (!EC)
+      Out << Text;
+    clang::GeneratePCHAction::EndSourceFileAction();
+  }
+
+private:
+  std::string ManifestPath, Header;
+  std::vector<std::string> FlagDirs;
+};
+
+class OneCommand : public clang::tooling::CompilationDatabase {
+public:
+  explicit OneCommand(clang::tooling::CompileCommand Command) : Command(std::move(Command)) {}
+  std::vector<clang::tooling::CompileCommand>
+  getCompileCommands(llvm::StringRef) const override {
+    return {Command};
+  }
+
+private:
+  clang::tooling::CompileCommand Command;
+};
+
+/// Swallows the diagnostics of a PCH build: a header that does not compile
+/// with these flags only means that the unit is parsed plainly.
+class QuietConsumer : public clang::DiagnosticConsumer {};
+
 } // namespace
 
-std::optional<std::vector<std::string>> includesBeforeTorch(llvm::StringRef Path,
-                                                             unsigned Depth) {
+std::optional<std::vector<std::string>>
+includesBeforeTorch(llvm::StringRef Path, const SearchPaths &Paths, unsigned Depth) {
   auto Buffer = llvm::MemoryBuffer::getFile(Path);
   if (!Buffer)
     return std::nullopt;
@@ -104,142 +283,32 @@ std::optional<std::vector<std::string>> includesBeforeTorch(llvm::StringRef Path
     llvm::StringRef Spelling(Rest);
     if (Spelling.size() < 3)
       return std::nullopt;
-    if (Spelling.front() == '<' && Spelling.back() == '>') {
-      Before.push_back(Spelling.drop_front().drop_back().str());
-      continue;
+    bool Quoted = Spelling.front() == '"' && Spelling.back() == '"';
+    if (!Quoted && !(Spelling.front() == '<' && Spelling.back() == '>'))
+      return std::nullopt;
+    Spelling = Spelling.drop_front().drop_back();
+    // Where the compiler finds it: next to this file (quoted only), then the
+    // quoted and angled search paths; else a system directory.
+    std::vector<std::string> Dirs;
+    if (Quoted) {
+      Dirs.push_back(llvm::sys::path::parent_path(Path).str());
+      Dirs.insert(Dirs.end(), Paths.Quoted.begin(), Paths.Quoted.end());
     }
-    if (Spelling.front() != '"' || Spelling.back() != '"' || Depth >= 4)
-      return std::nullopt;
-    // A project header next to this file that itself leads with libtorch.
-    llvm::SmallString<256> Header(llvm::sys::path::parent_path(Path));
-    llvm::sys::path::append(Header, Spelling.drop_front().drop_back());
-    std::optional<std::vector<std::string>> Nested = includesBeforeTorch(Header, Depth + 1);
-    if (!Nested)
-      return std::nullopt;
-    Before.insert(Before.end(), Nested->begin(), Nested->end());
-    return Before;
+    Dirs.insert(Dirs.end(), Paths.Angled.begin(), Paths.Angled.end());
+    std::optional<std::string> Found = findIn(Dirs, Spelling);
+    if (Found && Depth < 8)
+      if (std::optional<std::vector<std::string>> Nested =
+              includesBeforeTorch(*Found, Paths, Depth + 1)) {
+        // A header that leads with libtorch: what it includes first must
+        // be in the PCH, and the rest of this file does not matter.
+        Before.insert(Before.end(), Nested->begin(), Nested->end());
+        return Before;
+      }
+    // Otherwise it must be one of the PCH's own headers.
+    Before.push_back(Found ? *Found : "/" + Spelling.str());
   }
   return std::nullopt;
 }
-
-
-namespace {
-
-/// The flags that decide the PCH's content: the syntax-only command line
-/// without its input file.
-std::vector<std::string> flagsOf(const std::vector<std::string> &Args,
-                                 llvm::StringRef File, llvm::StringRef WorkingDir) {
-  llvm::SmallString<256> Input(File);
-  llvm::sys::fs::make_absolute(WorkingDir, Input);
-  std::vector<std::string> Flags;
-  for (const std::string &Arg : Args) {
-    llvm::SmallString<256> Absolute(Arg);
-    llvm::sys::fs::make_absolute(WorkingDir, Absolute);
-    if (Arg != File && Absolute != Input)
-      Flags.push_back(Arg);
-  }
-  return Flags;
-}
-
-/// No forced includes, and C++ (a `-x` other than c++ changes the language).
-bool isTransparent(const std::vector<std::string> &Flags) {
-  for (size_t I = 0; I < Flags.size(); ++I) {
-    llvm::StringRef Flag = Flags[I];
-    if (Flag.starts_with("-include") || Flag.starts_with("--include") ||
-        Flag.starts_with("-imacros"))
-      return false;
-    if (Flag == "-x" && (I + 1 == Flags.size() || Flags[I + 1] != "c++"))
-      return false;
-    if (Flag.starts_with("-x") && Flag != "-x" && Flag != "-xc++")
-      return false;
-  }
-  return true;
-}
-
-struct ManifestEntry {
-  std::string Path;
-  uint64_t Size = 0;
-  int64_t Modified = 0;
-};
-
-std::optional<ManifestEntry> stat(llvm::StringRef Path) {
-  llvm::sys::fs::file_status Status;
-  if (llvm::sys::fs::status(Path, Status))
-    return std::nullopt;
-  return ManifestEntry{Path.str(), Status.getSize(),
-                       llvm::sys::toTimeT(Status.getLastModificationTime())};
-}
-
-/// The files a PCH was built from, if they are all unchanged since.
-std::optional<std::vector<std::string>> currentManifest(llvm::StringRef ManifestPath) {
-  auto Buffer = llvm::MemoryBuffer::getFile(ManifestPath);
-  if (!Buffer)
-    return std::nullopt;
-  llvm::SmallVector<llvm::StringRef> Lines;
-  (*Buffer)->getBuffer().split(Lines, '\n', -1, /*KeepEmpty=*/false);
-  if (Lines.empty())
-    return std::nullopt;
-  std::vector<std::string> Files;
-  for (llvm::StringRef Line : Lines) {
-    auto [SizeText, Rest] = Line.split(' ');
-    auto [TimeText, Path] = Rest.split(' ');
-    uint64_t Size;
-    int64_t Modified;
-    if (SizeText.getAsInteger(10, Size) || TimeText.getAsInteger(10, Modified))
-      return std::nullopt;
-    std::optional<ManifestEntry> Now = stat(Path);
-    if (!Now || Now->Size != Size || Now->Modified != Modified)
-      return std::nullopt;
-    Files.push_back(Path.str());
-  }
-  return Files;
-}
-
-/// GeneratePCHAction that also writes the manifest of the files it read.
-class GeneratePchWithManifest : public clang::GeneratePCHAction {
-public:
-  explicit GeneratePchWithManifest(std::string ManifestPath)
-      : ManifestPath(std::move(ManifestPath)) {}
-
-  void EndSourceFileAction() override {
-    clang::SourceManager &SM = getCompilerInstance().getSourceManager();
-    std::string Text;
-    llvm::raw_string_ostream OS(Text);
-    for (auto It = SM.fileinfo_begin(); It != SM.fileinfo_end(); ++It) {
-      llvm::StringRef Name = It->first.getFileEntry().tryGetRealPathName();
-      if (Name.empty())
-        Name = It->first.getName();
-      if (std::optional<ManifestEntry> Now = stat(Name))
-        OS << Now->Size << ' ' << Now->Modified << ' ' << Now->Path << '\n';
-    }
-    std::error_code EC;
-    llvm::raw_fd_ostream Out(ManifestPath, EC);
-    if (!EC)
-      Out << Text;
-    clang::GeneratePCHAction::EndSourceFileAction();
-  }
-
-private:
-  std::string ManifestPath;
-};
-
-class OneCommand : public clang::tooling::CompilationDatabase {
-public:
-  explicit OneCommand(clang::tooling::CompileCommand Command) : Command(std::move(Command)) {}
-  std::vector<clang::tooling::CompileCommand>
-  getCompileCommands(llvm::StringRef) const override {
-    return {Command};
-  }
-
-private:
-  clang::tooling::CompileCommand Command;
-};
-
-/// Swallows the diagnostics of a PCH build: a header that does not compile
-/// with these flags only means that the unit is parsed plainly.
-class QuietConsumer : public clang::DiagnosticConsumer {};
-
-} // namespace
 
 llvm::Error PchCache::prepare() {
   if (std::error_code EC = llvm::sys::fs::create_directories(Directory))
@@ -262,55 +331,186 @@ std::optional<std::string> PchCache::pchFor(const std::vector<std::string> &Args
   std::vector<std::string> Flags = flagsOf(Args, File, WorkingDir);
   if (!isTransparent(Flags))
     return std::nullopt;
-  llvm::SmallString<256> Path(File);
-  llvm::sys::fs::make_absolute(WorkingDir, Path);
-  std::optional<std::vector<std::string>> Before = includesBeforeTorch(Path);
+  SplitFlags Split = splitFlags(Flags, WorkingDir);
+  std::optional<std::vector<std::string>> Before =
+      includesBeforeTorch(absoluteIn(WorkingDir, File), Split.Paths);
   if (!Before)
     return std::nullopt;
 
-  std::string KeyText = clang::getClangFullVersion() + '\0' + WorkingDir.str();
-  for (const std::string &Flag : Flags)
+  // The cache key: clang's version and the flags other than include
+  // directories; one variant per set of include directories that needed its
+  // own PCH.
+  std::string KeyText = clang::getClangFullVersion();
+  for (const std::string &Flag : Split.Rest)
     KeyText += '\0' + Flag;
-  std::string Key = llvm::utohexstr(llvm::xxh3_64bits(llvm::StringRef(KeyText)),
+  std::string Prefix = llvm::utohexstr(llvm::xxh3_64bits(llvm::StringRef(KeyText)),
+                                       /*LowerCase=*/true, /*Width=*/16);
+  std::string DirsText;
+  for (const std::string &Dir : flagDirs(Split.Paths))
+    DirsText += Dir + '\0';
+  std::string Own = Prefix + "-" +
+                    llvm::utohexstr(llvm::xxh3_64bits(llvm::StringRef(DirsText)),
                                     /*LowerCase=*/true, /*Width=*/16);
+
+  // A variant that fits: this unit's own, then any other already built.
+  std::vector<std::string> Keys{Own};
+  std::error_code EC;
+  for (llvm::sys::fs::directory_iterator It(Directory, EC), End; It != End && !EC;
+       It.increment(EC)) {
+    llvm::StringRef Name = llvm::sys::path::filename(It->path());
+    if (Name.starts_with(Prefix + "-") && Name.ends_with(".deps") &&
+        !Name.contains(".tmp-") && Name.drop_back(5) != Own)
+      Keys.push_back(Name.drop_back(5).str());
+  }
+  auto Use = [&](const std::string &Key) {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    Used.insert(Key);
+  };
+  for (size_t I = 1; I < Keys.size(); ++I)
+    if (std::optional<Built> Pch = variant(Keys[I], nullptr, WorkingDir);
+        Pch && fits(*Pch, *Before, Split.Paths)) {
+      Use(Keys[I]);
+      return Pch->Path;
+    }
+  if (std::optional<Built> Pch = variant(Own, &Flags, WorkingDir);
+      Pch && fits(*Pch, *Before, Split.Paths)) {
+    Use(Own);
+    return Pch->Path;
+  }
+  return std::nullopt;
+}
+
+unsigned PchCache::built() const {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  return BuiltKeys.size();
+}
+
+unsigned PchCache::reused() const {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  return llvm::count_if(Used, [&](const std::string &Key) { return !BuiltKeys.count(Key); });
+}
+
+std::optional<PchCache::Built> PchCache::variant(const std::string &Key,
+                                                 const std::vector<std::string> *Flags,
+                                                 llvm::StringRef WorkingDir) {
   std::shared_future<std::optional<Built>> Result;
   std::promise<std::optional<Built>> Promise;
-  bool Builds = false;
+  bool Mine = false;
   {
     std::lock_guard<std::mutex> Lock(Mutex);
-    auto [It, Inserted] = ByKey.try_emplace(Key);
-    if (Inserted) {
-      It->second = Promise.get_future().share();
-      Builds = true;
+    auto It = ByKey.find(Key);
+    if (It == ByKey.end()) {
+      It = ByKey.emplace(Key, Promise.get_future().share()).first;
+      Mine = true;
     }
     Result = It->second;
   }
-  if (Builds)
-    Promise.set_value(buildOrReuse(Key, Flags, WorkingDir));
-  const std::optional<Built> &Pch = Result.get();
-  if (!Pch)
-    return std::nullopt;
-  // What the unit includes before libtorch must already be in the PCH, so
-  // that reading the PCH first changes nothing.
-  for (const std::string &Spelling : *Before)
-    if (llvm::none_of(Pch->Files, [&](llvm::StringRef Included) {
-          return Included.ends_with("/" + Spelling);
-        }))
-      return std::nullopt;
-  return Pch->Path;
+  if (Mine) {
+    std::optional<Built> Cached =
+        readManifest(Directory + "/" + Key + ".pch", Directory + "/" + Key + ".deps");
+    if (!Cached && Flags) {
+      Cached = build(Key, *Flags, WorkingDir);
+      if (Cached) {
+        std::lock_guard<std::mutex> Lock(Mutex);
+        BuiltKeys.insert(Key);
+      }
+    }
+    Promise.set_value(std::move(Cached));
+  }
+  return Result.get();
 }
 
-std::optional<PchCache::Built> PchCache::buildOrReuse(const std::string &Key,
-                                                  const std::vector<std::string> &Flags,
-                                                  llvm::StringRef WorkingDir) {
+bool PchCache::fits(const Built &Pch, const std::vector<std::string> &Before,
+                    const SearchPaths &Paths) {
+
+  // What the unit includes before libtorch must already be in the PCH.
+  for (const std::string &Needed : Before)
+    if (llvm::none_of(Pch.Files, [&](llvm::StringRef Included) {
+          return Included == Needed || Included.ends_with(Needed);
+        }))
+      return false;
+  // Every header of the PCH is found at the same place through the unit's
+  // search paths. Each file's home is the first of the PCH's search
+  // directories that contains it. The unit must have the PCH's own include
+  // directories that are homes, in the same order, and none of its other
+  // directories may hold a file of the same name (it would shadow it).
+  auto HomeOf = [&](llvm::StringRef Included) {
+    return llvm::find_if(Pch.Dirs, [&](llvm::StringRef Dir) {
+      return Included.starts_with(Dir.str() + "/");
+    });
+  };
+  std::vector<std::string> UnitDirs = flagDirs(Paths);
+  std::vector<std::string> Homes, Own, Others;
+  for (const std::string &Included : Pch.Files)
+    if (auto Home = HomeOf(Included); Home != Pch.Dirs.end() &&
+                                      llvm::is_contained(Pch.FlagDirs, *Home) &&
+                                      !llvm::is_contained(Homes, *Home))
+      Homes.push_back(*Home);
+  for (const std::string &Dir : Pch.FlagDirs)
+    if (llvm::is_contained(Homes, Dir))
+      Own.push_back(Dir);
+  std::vector<std::string> UnitOwn;
+  for (const std::string &Dir : UnitDirs) {
+    if (llvm::is_contained(Own, Dir))
+      UnitOwn.push_back(Dir);
+    else if (!llvm::is_contained(Pch.Dirs, Dir))
+      Others.push_back(Dir);
+  }
+  if (UnitOwn != Own)
+    return false;
+  if (!Others.empty())
+    for (const std::string &Included : Pch.Files) {
+      auto Home = HomeOf(Included);
+      if (Home == Pch.Dirs.end())
+        continue; // found next to its includer, whatever the search paths
+      llvm::StringRef Spelling = llvm::StringRef(Included).drop_front(Home->size() + 1);
+      if (findIn(Others, Spelling))
+        return false;
+    }
+  return true;
+}
+
+std::optional<PchCache::Built> PchCache::readManifest(const std::string &Pch,
+                                                      const std::string &Manifest) {
+  auto Buffer = llvm::MemoryBuffer::getFile(Manifest);
+  if (!Buffer || !llvm::sys::fs::exists(Pch))
+    return std::nullopt;
+  Built Out{Pch, {}, {}, {}};
+  llvm::SmallVector<llvm::StringRef> Lines;
+  (*Buffer)->getBuffer().split(Lines, '\n', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef Line : Lines) {
+    if (Line.consume_front("dir ")) {
+      Out.Dirs.push_back(Line.str());
+      continue;
+    }
+    if (Line.consume_front("flagdir ")) {
+      Out.FlagDirs.push_back(Line.str());
+      continue;
+    }
+    if (!Line.consume_front("file "))
+      return std::nullopt;
+    auto [SizeText, Rest] = Line.split(' ');
+    auto [TimeText, Path] = Rest.split(' ');
+    FileStamp Recorded;
+    if (SizeText.getAsInteger(10, Recorded.Size) ||
+        TimeText.getAsInteger(10, Recorded.Modified))
+      return std::nullopt;
+    std::optional<FileStamp> Now = stamp(Path);
+    if (!Now || Now->Size != Recorded.Size || Now->Modified != Recorded.Modified)
+      return std::nullopt; // a header changed: rebuild
+    Out.Files.push_back(Path.str());
+  }
+  if (Out.Files.empty())
+    return std::nullopt;
+  return Out;
+}
+
+std::optional<PchCache::Built> PchCache::build(const std::string &Key,
+                                               const std::vector<std::string> &Flags,
+                                               llvm::StringRef WorkingDir) {
   std::string Pch = Directory + "/" + Key + ".pch";
   std::string Manifest = Directory + "/" + Key + ".deps";
-  if (llvm::sys::fs::exists(Pch))
-    if (std::optional<std::vector<std::string>> Files = currentManifest(Manifest)) {
-      ++Reused;
-      return Built{Pch, std::move(*Files)};
-    }
-  std::string Header = Directory + "/" + Key + ".h";
+  std::string Header = realPath(Directory) + "/" + Key + ".h";
   {
     std::error_code EC;
     llvm::raw_fd_ostream Out(Header, EC);
@@ -318,10 +518,12 @@ std::optional<PchCache::Built> PchCache::buildOrReuse(const std::string &Key,
       return std::nullopt;
     Out << "#include <torch/torch.h>\n";
   }
-  // Build into a unique name, then rename: other processes (shards) may be
+  // Build under unique names, then rename: other processes (shards) may be
   // building or reading the same key.
-  llvm::SmallString<256> Temporary;
+  llvm::SmallString<256> Temporary, TemporaryManifest;
   llvm::sys::fs::createUniquePath(Pch + ".tmp-%%%%%%%%", Temporary, false);
+  TemporaryManifest = Temporary;
+  TemporaryManifest += ".deps";
   std::vector<std::string> CommandLine(Flags.begin(), Flags.end());
   CommandLine.erase(std::remove(CommandLine.begin(), CommandLine.end(), "-fsyntax-only"),
                     CommandLine.end());
@@ -332,29 +534,27 @@ std::optional<PchCache::Built> PchCache::buildOrReuse(const std::string &Key,
   OneCommand Database({WorkingDir.str(), Header, CommandLine, std::string(Temporary)});
   clang::tooling::ClangTool Tool(Database, {Header});
   Tool.clearArgumentsAdjusters();
+  Tool.setPrintErrorMessage(false);
   QuietConsumer Quiet;
   Tool.setDiagnosticConsumer(&Quiet);
-  std::string TemporaryManifest = Manifest + ".tmp";
   struct Factory : clang::tooling::FrontendActionFactory {
-    std::string ManifestPath;
+    std::string ManifestPath, Header;
+    std::vector<std::string> FlagDirs;
     std::unique_ptr<clang::FrontendAction> create() override {
-      return std::make_unique<GeneratePchWithManifest>(ManifestPath);
+      return std::make_unique<GeneratePchWithManifest>(ManifestPath, Header, FlagDirs);
     }
   } MakeAction;
-  MakeAction.ManifestPath = TemporaryManifest;
-  if (Tool.run(&MakeAction) != 0 || !llvm::sys::fs::exists(Temporary)) {
-    llvm::sys::fs::remove(Temporary);
-    llvm::sys::fs::remove(TemporaryManifest);
+  MakeAction.ManifestPath = std::string(TemporaryManifest);
+  MakeAction.Header = Header;
+  MakeAction.FlagDirs = flagDirs(splitFlags(Flags, WorkingDir).Paths);
+  bool Ok = Tool.run(&MakeAction) == 0 && llvm::sys::fs::exists(Temporary) &&
+            !llvm::sys::fs::rename(TemporaryManifest, Manifest) &&
+            !llvm::sys::fs::rename(Temporary, Pch);
+  llvm::sys::fs::remove(Temporary);
+  llvm::sys::fs::remove(TemporaryManifest);
+  if (!Ok)
     return std::nullopt;
-  }
-  if (llvm::sys::fs::rename(Temporary, Pch) ||
-      llvm::sys::fs::rename(TemporaryManifest, Manifest))
-    return std::nullopt;
-  std::optional<std::vector<std::string>> Files = currentManifest(Manifest);
-  if (!Files)
-    return std::nullopt;
-  ++BuiltCount;
-  return Built{Pch, std::move(*Files)};
+  return readManifest(Pch, Manifest);
 }
 
 } // namespace torchalias::driver

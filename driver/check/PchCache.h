@@ -15,10 +15,17 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 namespace torchalias::driver {
+
+/// A unit's include directories, absolute, in the compiler's search order.
+struct SearchPaths {
+  std::vector<std::string> Quoted; // -iquote: for "..." only
+  std::vector<std::string> Angled; // -I, then -isystem, then -idirafter
+};
 
 class PchCache {
 public:
@@ -35,32 +42,45 @@ public:
   std::optional<std::string> pchFor(const std::vector<std::string> &Args,
                                     llvm::StringRef File, llvm::StringRef WorkingDir);
 
-  /// How many PCHs this run built, and how many it reused from the cache.
-  unsigned built() const { return BuiltCount; }
-  unsigned reused() const { return Reused; }
+  /// How many PCHs this run built, and how many built earlier it used.
+  unsigned built() const;
+  unsigned reused() const;
 
 private:
   struct Built {
     std::string Path;
+    std::vector<std::string> Dirs;     // its search directories, in order
+    std::vector<std::string> FlagDirs; // those that came from its flags
     std::vector<std::string> Files; // every file it was built from
   };
-  std::optional<Built> buildOrReuse(const std::string &Key,
-                                          const std::vector<std::string> &Flags,
-                                          llvm::StringRef WorkingDir);
+  /// The PCH and its manifest, if every file it lists is unchanged.
+  static std::optional<Built> readManifest(const std::string &Pch,
+                                           const std::string &Manifest);
+  /// The PCH of \p Key: already known, read from the cache, or (with
+  /// \p Flags) built; one build per key at a time.
+  std::optional<Built> variant(const std::string &Key, const std::vector<std::string> *Flags,
+                               llvm::StringRef WorkingDir);
+  std::optional<Built> build(const std::string &Key, const std::vector<std::string> &Flags,
+                             llvm::StringRef WorkingDir);
+  /// Whether reading \p Pch first is transparent for a unit that includes
+  /// \p Before ahead of libtorch and searches \p Paths.
+  static bool fits(const Built &Pch, const std::vector<std::string> &Before,
+                   const SearchPaths &Paths);
 
   std::string Directory;
-  std::mutex Mutex;
+  mutable std::mutex Mutex;
   std::map<std::string, std::shared_future<std::optional<Built>>> ByKey;
-  std::atomic<unsigned> BuiltCount{0}, Reused{0};
+  std::set<std::string> BuiltKeys, Used;
 };
 
 /// If the directives at the top of the file \p Path reach
-/// `#include <torch/torch.h>` with nothing but other `#include <...>` lines,
-/// `#pragma once`, include guards and project headers (`#include "..."`, next
-/// to the file) that do the same before it: the angled includes met on the
-/// way. Otherwise nullopt. See Note [When a PCH is used].
-std::optional<std::vector<std::string>> includesBeforeTorch(llvm::StringRef Path,
-                                                             unsigned Depth = 0);
+/// `#include <torch/torch.h>` through nothing but `#pragma once`, include
+/// guards, headers (found through \p Paths) that do the same, and other
+/// includes: those other includes, as real paths, or as "/<spelling>" for
+/// headers of the system directories, all of which must be in the PCH.
+/// Otherwise nullopt. See Note [When a PCH is used].
+std::optional<std::vector<std::string>>
+includesBeforeTorch(llvm::StringRef Path, const SearchPaths &Paths, unsigned Depth = 0);
 
 } // namespace torchalias::driver
 
