@@ -6,6 +6,7 @@
 #include "clang/Basic/Version.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendActions.h"
+#include "clang/Frontend/MultiplexConsumer.h"
 #include "clang/Lex/HeaderSearch.h"
 #include "clang/Lex/Lexer.h"
 #include "clang/Lex/Preprocessor.h"
@@ -201,6 +202,15 @@ std::optional<FileStamp> stamp(llvm::StringRef Path) {
   return FileStamp{Status.getSize(), llvm::sys::toTimeT(Status.getLastModificationTime())};
 }
 
+/// Lets Sema skip the bodies of non-template functions.
+class SkipNonTemplateBodies : public clang::ASTConsumer {
+public:
+  bool shouldSkipFunctionBody(clang::Decl *D) override {
+    const auto *FD = llvm::dyn_cast<clang::FunctionDecl>(D);
+    return FD && !FD->isTemplated();
+  }
+};
+
 /// GeneratePCHAction that also writes the manifest: the search directories,
 /// in order, and the files it read.
 class GeneratePchWithManifest : public clang::GeneratePCHAction {
@@ -209,6 +219,17 @@ public:
                           std::vector<std::string> FlagDirs)
       : ManifestPath(std::move(ManifestPath)), Header(std::move(Header)),
         FlagDirs(std::move(FlagDirs)) {}
+
+  // The bodies of non-template functions are skipped, as in a unit's own
+  // parse of these headers (Note [Skipped bodies] in Runner.cpp).
+  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &CI,
+                                                        llvm::StringRef File) override {
+    CI.getFrontendOpts().SkipFunctionBodies = true;
+    std::vector<std::unique_ptr<clang::ASTConsumer>> Consumers;
+    Consumers.push_back(clang::GeneratePCHAction::CreateASTConsumer(CI, File));
+    Consumers.push_back(std::make_unique<SkipNonTemplateBodies>());
+    return std::make_unique<clang::MultiplexConsumer>(std::move(Consumers));
+  }
 
   void EndSourceFileAction() override {
     clang::CompilerInstance &CI = getCompilerInstance();

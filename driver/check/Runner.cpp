@@ -64,6 +64,22 @@ public:
     Context.setTraversalScope(Decls);
   }
 
+  // Note [Skipped bodies]
+  // With FrontendOptions::SkipFunctionBodies set, Sema asks the consumer for
+  // each function body it may skip (clang itself never skips constexpr
+  // functions or functions with a deduced return type). The runner skips the
+  // bodies of non-template functions in system and libtorch headers: no
+  // check reports inside them or reads them, and, not being templates, they
+  // are never instantiated by the user's code, so the compiler errors a
+  // unit can have are the same. Template bodies are parsed as usual.
+  bool shouldSkipFunctionBody(clang::Decl *D) override {
+    const auto *FD = llvm::dyn_cast<clang::FunctionDecl>(D);
+    if (!FD || FD->isTemplated())
+      return false;
+    clang::SourceLocation Loc = SM.getExpansionLoc(FD->getLocation());
+    return Loc.isValid() && (SM.isInSystemHeader(Loc) || isLibtorch(Loc));
+  }
+
 private:
   /// Records the include directories that libtorch's headers come from.
   class LibtorchRoots : public clang::PPCallbacks {
@@ -189,6 +205,8 @@ public:
     Invocation->getPreprocessorOpts().SetUpStaticAnalyzer = true;
     // The findings are the output; no "N warnings generated." lines.
     Invocation->getDiagnosticOpts().ShowCarets = false;
+    // See Note [Skipped bodies].
+    Invocation->getFrontendOpts().SkipFunctionBodies = Scope;
     return FrontendActionFactory::runInvocation(std::move(Invocation), Files,
                                                 std::move(PCHContainerOps), DiagConsumer);
   }
