@@ -21,6 +21,7 @@
 #include "clang/Tooling/JSONCompilationDatabase.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -323,7 +324,14 @@ int runCheck() {
     for (size_t I = 0; I < Mine.size(); ++I)
       Pool.async([&, I] {
         auto Start = std::chrono::steady_clock::now();
-        Results[I] = runUnit(*Database, Mine[I].second, Settings);
+        // A crash in one unit (a clang bug) costs that unit, not the run.
+        llvm::CrashRecoveryContext Recovery;
+        if (!Recovery.RunSafely([&] { Results[I] = runUnit(*Database, Mine[I].second, Settings); })) {
+          Results[I] = UnitResult();
+          Results[I].File = Mine[I].second;
+          Results[I].ToolErrors.push_back("the analysis of '" + Mine[I].second +
+                                                   "' crashed; its findings are missing");
+        }
         Bar.done(relativePath(Mine[I].first, RootDir),
                  std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
                      .count());
@@ -343,8 +351,8 @@ int runCheck() {
     WithPch += R.UsedPch;
     for (Finding &F : R.Findings)
       All.push_back(std::move(F));
-    ConfigErrors.insert(R.ConfigurationErrors.begin(), R.ConfigurationErrors.end());
-    ConfigWarnings.insert(R.ConfigurationWarnings.begin(), R.ConfigurationWarnings.end());
+    ConfigErrors.insert(R.ToolErrors.begin(), R.ToolErrors.end());
+    ConfigWarnings.insert(R.ToolWarnings.begin(), R.ToolWarnings.end());
   }
   llvm::stable_sort(All, before);
   All.erase(std::unique(All.begin(), All.end(), sameFinding), All.end());
@@ -467,6 +475,7 @@ int runMerge() {
 
 int main(int Argc, const char **Argv) {
   llvm::InitLLVM Init(Argc, Argv);
+  llvm::CrashRecoveryContext::Enable();
   cl::HideUnrelatedOptions(Category);
   cl::SetVersionPrinter([](llvm::raw_ostream &OS) {
     OS << "torchalias " << TORCHALIAS_VERSION << "\n";

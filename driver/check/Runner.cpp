@@ -357,8 +357,8 @@ UnitResult runUnit(const clang::tooling::CompilationDatabase &Database,
   for (const ClangTidyError &Error : Result.Errors) {
     if (Error.Message.FilePath.empty()) {
       std::string Line = Error.Message.Message + " [" + Error.DiagnosticName + "]";
-      (Error.DiagLevel == clang::tooling::Diagnostic::Error ? Result.ConfigurationErrors
-                                                            : Result.ConfigurationWarnings)
+      (Error.DiagLevel == clang::tooling::Diagnostic::Error ? Result.ToolErrors
+                                                            : Result.ToolWarnings)
           .push_back(std::move(Line));
       continue;
     }

@@ -35,8 +35,9 @@ struct UnitResult {
   std::vector<Finding> Findings;
   /// The same findings as clang-tidy reports them, for --export-fixes.
   std::vector<clang::tidy::ClangTidyError> Errors;
-  /// Diagnostics without a location (bad check options), as text.
-  std::vector<std::string> ConfigurationErrors, ConfigurationWarnings;
+  /// Problems of the run rather than the code: diagnostics without a location
+  /// (bad check options), and units that could not be analysed.
+  std::vector<std::string> ToolErrors, ToolWarnings;
   bool UsedPch = false;
 };
 
