@@ -240,8 +240,9 @@ const ValueDecl *objectDecl(const Expr *E) {
 }
 
 bool isSummarizable(const FunctionDecl *Callee, const ASTContext &AST) {
+  // Members of std classes too: their namespace is the class's.
   return Callee && Callee->hasBody() && !isLibtorchDecl(Callee) &&
-         !Callee->isInStdNamespace() &&
+         !Callee->getEnclosingNamespaceContext()->isStdNamespace() &&
          !AST.getSourceManager().isInSystemHeader(Callee->getLocation());
 }
 

@@ -1,6 +1,7 @@
 //===- FromBlobEscapeCheck.cpp - libtorch-from-blob-escape ----------------===//
 
 #include "FromBlobEscapeCheck.h"
+#include "Compat.h"
 
 #include "clang-tidy/utils/OptionsUtils.h"
 #include "clang/AST/ASTContext.h"
@@ -70,8 +71,7 @@ bool isDatasetGet(const FunctionDecl *Function) {
     return false;
   bool Found = false;
   Class->forallBases([&](const CXXRecordDecl *Base) {
-    if (llvm::StringRef(Base->getQualifiedNameAsString())
-            .starts_with("torch::data::datasets::"))
+    if (compat::startsWith(Base->getQualifiedNameAsString(), "torch::data::datasets::"))
       Found = true;
     return true;
   });
@@ -308,7 +308,10 @@ void FromBlobEscapeFinder::checkStores(const CXXMemberCallExpr *Call) {
   std::string Name = ContainerVar ? ContainerVar->getName().str() : "";
   if (const auto *Field = dyn_cast<MemberExpr>(Container->IgnoreImplicit()))
     Name = Field->getMemberDecl()->getName().str();
-  for (auto [Index, Arg] : llvm::enumerate(Call->arguments())) {
+  // An index loop: llvm::enumerate over arguments() visits nothing when built
+  // against LLVM 16 (see docs/llvm-releases.md).
+  for (unsigned Index = 0; Index < Call->getNumArgs(); ++Index) {
+    const Expr *Arg = Call->getArg(Index);
     const BlobSite *Site = blobOf(Arg);
     if (!Site || !Site->Buffer ||
         !Context.keepsArgument(Call, Index).value_or(StoringMethod))

@@ -1,6 +1,7 @@
 //===- InplaceOnViewCheck.cpp - libtorch-inplace-on-view ------------------===//
 
 #include "InplaceOnViewCheck.h"
+#include "Compat.h"
 
 #include "clang-tidy/utils/OptionsUtils.h"
 #include "clang/AST/ASTContext.h"
@@ -52,7 +53,8 @@ bool InplaceOnViewCheck::isOutputParameter(const ValueDecl *Root,
   // ATen's convention: `foo_` and `foo_out` write their arguments on purpose.
   if (Function->getIdentifier()) {
     StringRef Name = Function->getName();
-    if (Name.ends_with("_") || Name.ends_with("_out") || Name.ends_with("_outf"))
+    if (compat::endsWith(Name, "_") || compat::endsWith(Name, "_out") ||
+        compat::endsWith(Name, "_outf"))
       return true;
   }
   const auto *Param = dyn_cast_or_null<ParmVarDecl>(Root);

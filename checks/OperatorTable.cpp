@@ -1,6 +1,7 @@
 //===- OperatorTable.cpp - aten:: operator facts from PyTorch's schemas ---===//
 
 #include "OperatorTable.h"
+#include "Compat.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/JSON.h"
@@ -180,9 +181,9 @@ OperatorTable::resolveFunction(llvm::StringRef Name, unsigned NumArgs) const {
   // A real operator name wins over the _out/_outf reading of it.
   if (ByName.count(Name))
     return resolve(Name, CallSpelling::Function, NumArgs);
-  if (Name.ends_with("_outf"))
+  if (compat::endsWith(Name, "_outf"))
     return resolve(Name.drop_back(5), CallSpelling::OutLast, NumArgs);
-  if (Name.ends_with("_out"))
+  if (compat::endsWith(Name, "_out"))
     return resolve(Name.drop_back(4), CallSpelling::OutFirst, NumArgs);
   return std::nullopt;
 }

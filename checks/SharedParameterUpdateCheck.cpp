@@ -1,6 +1,7 @@
 //===- SharedParameterUpdateCheck.cpp - libtorch-shared-parameter-update --===//
 
 #include "SharedParameterUpdateCheck.h"
+#include "Compat.h"
 
 #include "AliasCheckBase.h"
 
@@ -792,7 +793,7 @@ void SharedParameterUpdateCheck::reportHolderCopy(
         << Name << Original << Copy;
     if (Fix) {
       Diag << *Fix;
-      if (llvm::StringRef(Fix->CodeToInsert).starts_with("torchalias::"))
+      if (compat::startsWith(Fix->CodeToInsert, "torchalias::"))
         Diag << Includes.createIncludeInsertion(
             AST.getSourceManager().getFileID(Fix->RemoveRange.getBegin()),
             ParametersHeader);

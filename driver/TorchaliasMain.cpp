@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "check/Findings.h"
+#include "Compat.h"
 #include "check/Output.h"
 #include "check/PchCache.h"
 #include "check/Runner.h"
@@ -29,13 +30,14 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/Threading.h"
-#include "llvm/Support/Timer.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
 #include <mutex>
 
 using namespace torchalias::driver;
+namespace compat = torchalias::compat;
 namespace cl = llvm::cl;
 
 namespace {
@@ -281,7 +283,7 @@ int runCheck() {
   for (const std::string &File : Database->getAllFiles()) {
     std::string Real = absolute(File);
     if (!Wanted.empty() && llvm::none_of(Wanted, [&](const std::string &W) {
-          return Real == W || llvm::StringRef(Real).starts_with(W + "/");
+          return Real == W || compat::startsWith(Real, W + "/");
         }))
       continue;
     if (Changed && !Changed->count(Real))
@@ -320,7 +322,7 @@ int runCheck() {
   std::vector<UnitResult> Results(Mine.size());
   Progress Bar(Mine.size(), !Quiet);
   {
-    llvm::DefaultThreadPool Pool(llvm::hardware_concurrency(Jobs));
+    compat::ThreadPool Pool(llvm::hardware_concurrency(Jobs));
     for (size_t I = 0; I < Mine.size(); ++I)
       Pool.async([&, I] {
         auto Start = std::chrono::steady_clock::now();

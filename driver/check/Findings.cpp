@@ -1,13 +1,15 @@
 //===- Findings.cpp - Finding identity, baselines and diffs ---------------===//
 
 #include "Findings.h"
+#include "Compat.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
-#include "llvm/Support/xxhash.h"
+
+#include <xxhash.h>
 
 #include <map>
 #include <tuple>
@@ -20,7 +22,8 @@ namespace json = llvm::json;
 // A baseline must keep matching a finding after lines are inserted above it
 // and after unrelated edits elsewhere in the file, and must not match a new
 // finding. So the identity is not a line number. It is the xxHash (XXH3, 64
-// bits) of
+// bits, from libxxhash, so that it is the same whichever LLVM the tool is
+// built with) of
 //   - the check,
 //   - the file, relative to the root (the working directory by default),
 //   - the qualified name of the enclosing function (empty at namespace scope),
@@ -35,9 +38,9 @@ std::string relativePath(llvm::StringRef Path, llvm::StringRef Root) {
   if (Root.empty())
     return Path.str();
   llvm::SmallString<256> Prefix(Root);
-  if (!Prefix.ends_with("/"))
+  if (!compat::endsWith(Prefix, "/"))
     Prefix += "/";
-  if (Path.starts_with(Prefix))
+  if (compat::startsWith(Path, Prefix))
     return Path.drop_front(Prefix.size()).str();
   return Path.str();
 }
@@ -58,6 +61,11 @@ std::string normaliseSnippet(llvm::StringRef Line) {
   return Out;
 }
 
+std::string hash64(llvm::StringRef Text) {
+  return llvm::utohexstr(XXH3_64bits(Text.data(), Text.size()), /*LowerCase=*/true,
+                         /*Width=*/16);
+}
+
 void assignIds(std::vector<Finding> &Findings, llvm::StringRef Root) {
   std::map<std::string, unsigned> Seen;
   for (Finding &F : Findings) {
@@ -66,8 +74,7 @@ void assignIds(std::vector<Finding> &Findings, llvm::StringRef Root) {
     OS << F.Check << '\0' << relativePath(F.Where.File, Root) << '\0'
        << F.Function << '\0' << F.Snippet << '\0';
     OS << Seen[Key]++;
-    F.Id = llvm::utohexstr(llvm::xxh3_64bits(llvm::StringRef(OS.str())),
-                           /*LowerCase=*/true, /*Width=*/16);
+    F.Id = hash64(OS.str());
   }
 }
 
@@ -130,13 +137,13 @@ ChangedLines parseUnifiedDiff(llvm::StringRef Diff, llvm::StringRef Root) {
   for (llvm::StringRef Line : Lines) {
     if (OldLeft || NewLeft) {
       // A hunk's body: added lines are the changed ones.
-      if (Line.starts_with("+")) {
+      if (compat::startsWith(Line, "+")) {
         if (Current)
           Current->insert(NewLine);
         ++NewLine, --NewLeft;
-      } else if (Line.starts_with("-")) {
+      } else if (compat::startsWith(Line, "-")) {
         OldLeft -= OldLeft > 0;
-      } else if (!Line.starts_with("\\")) { // not "\ No newline at end of file"
+      } else if (!compat::startsWith(Line, "\\")) { // not "\ No newline at end of file"
         ++NewLine;
         OldLeft -= OldLeft > 0;
         NewLeft -= NewLeft > 0;
@@ -149,7 +156,7 @@ ChangedLines parseUnifiedDiff(llvm::StringRef Diff, llvm::StringRef Root) {
       if (Line == "/dev/null")
         continue;
       // git writes b/path; plain diff -u writes the path itself.
-      if (Line.starts_with("b/"))
+      if (compat::startsWith(Line, "b/"))
         Line = Line.drop_front(2);
       llvm::SmallString<256> Path(Line);
       if (!llvm::sys::path::is_absolute(Path))

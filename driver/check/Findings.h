@@ -49,6 +49,9 @@ struct Finding {
   std::string Id;       // see Note [Finding identity]
 };
 
+/// 16 hex digits of the XXH3 64-bit hash of \p Text.
+std::string hash64(llvm::StringRef Text);
+
 /// Gives each finding its identity. \p Root makes paths relative, so that a
 /// baseline written on one checkout matches on another.
 void assignIds(std::vector<Finding> &Findings, llvm::StringRef Root);

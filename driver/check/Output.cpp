@@ -1,6 +1,7 @@
 //===- Output.cpp - Text, JSON and SARIF output of findings ---------------===//
 
 #include "Output.h"
+#include "Compat.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
@@ -72,7 +73,7 @@ json::Object rule(llvm::StringRef Check, const OutputContext &Context) {
     Rule["fullDescription"] = json::Object{{"text", Doc->Summary}};
     Rule["help"] = json::Object{{"text", Doc->Summary}, {"markdown", Doc->Page}};
     Rule["helpUri"] = Context.HelpUriBase + "/" + Check.str() + ".md";
-  } else if (Check.starts_with("clang-diagnostic-")) {
+  } else if (compat::startsWith(Check, "clang-diagnostic-")) {
     Rule["shortDescription"] = json::Object{{"text", "Clang compiler diagnostic"}};
     Rule["fullDescription"] = json::Object{
         {"text", "A diagnostic of the compiler; an error means the translation unit "
@@ -210,7 +211,7 @@ json::Value toSarif(const std::vector<Finding> &Findings, const OutputContext &C
     Results.push_back(sarifResult(F, It->second, Context));
   }
   llvm::SmallString<256> Root(Context.Root);
-  if (!Root.ends_with("/"))
+  if (!compat::endsWith(Root, "/"))
     Root += "/";
   json::Object Run{
       {"tool",

@@ -1,6 +1,8 @@
 //===- PchCache.cpp - Automatic PCH of the libtorch headers ---------------===//
 
 #include "PchCache.h"
+#include "Findings.h"
+#include "Compat.h"
 
 #include "clang/Basic/LangOptions.h"
 #include "clang/Basic/Version.h"
@@ -18,7 +20,6 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
-#include "llvm/Support/xxhash.h"
 
 #include <algorithm>
 
@@ -127,7 +128,7 @@ SplitFlags splitFlags(const std::vector<std::string> &Flags, llvm::StringRef Wor
     llvm::StringRef Flag = Flags[I];
     const char *Matched = nullptr;
     for (const char *Prefix : IncludeDirFlags)
-      if (Flag.starts_with(Prefix) && (!Matched || strlen(Prefix) > strlen(Matched)))
+      if (compat::startsWith(Flag, Prefix) && (!Matched || strlen(Prefix) > strlen(Matched)))
         Matched = Prefix;
     if (!Matched) {
       Out.Rest.push_back(Flags[I]);
@@ -179,12 +180,12 @@ std::vector<std::string> flagsOf(const std::vector<std::string> &Args, llvm::Str
 bool isTransparent(const std::vector<std::string> &Flags) {
   for (size_t I = 0; I < Flags.size(); ++I) {
     llvm::StringRef Flag = Flags[I];
-    if (Flag.starts_with("-include") || Flag.starts_with("--include") ||
-        Flag.starts_with("-imacros"))
+    if (compat::startsWith(Flag, "-include") || compat::startsWith(Flag, "--include") ||
+        compat::startsWith(Flag, "-imacros"))
       return false;
     if (Flag == "-x" && (I + 1 == Flags.size() || Flags[I + 1] != "c++"))
       return false;
-    if (Flag.starts_with("-x") && Flag != "-x" && Flag != "-xc++")
+    if (compat::startsWith(Flag, "-x") && Flag != "-x" && Flag != "-xc++")
       return false;
   }
   return true;
@@ -241,14 +242,13 @@ public:
          CI.getPreprocessor().getHeaderSearchInfo().search_dir_range())
       if (clang::OptionalDirectoryEntryRef Entry = Dir.getDirRef())
         OS << "dir " << realPath(Entry->getName()) << '\n';
-    clang::SourceManager &SM = CI.getSourceManager();
-    for (auto It = SM.fileinfo_begin(); It != SM.fileinfo_end(); ++It) {
-      std::string Name = realPath(It->first.getName());
+    compat::forEachFileRead(CI.getSourceManager(), [&](llvm::StringRef File) {
+      std::string Name = realPath(File);
       if (Name == Header)
-        continue;
+        return;
       if (std::optional<FileStamp> Now = stamp(Name))
         OS << "file " << Now->Size << ' ' << Now->Modified << ' ' << Name << '\n';
-    }
+    });
     std::error_code EC;
     llvm::raw_fd_ostream Out(ManifestPath, EC);
     if (!EC)
@@ -364,14 +364,11 @@ std::optional<std::string> PchCache::pchFor(const std::vector<std::string> &Args
   std::string KeyText = clang::getClangFullVersion();
   for (const std::string &Flag : Split.Rest)
     KeyText += '\0' + Flag;
-  std::string Prefix = llvm::utohexstr(llvm::xxh3_64bits(llvm::StringRef(KeyText)),
-                                       /*LowerCase=*/true, /*Width=*/16);
+  std::string Prefix = hash64(KeyText);
   std::string DirsText;
   for (const std::string &Dir : flagDirs(Split.Paths))
     DirsText += Dir + '\0';
-  std::string Own = Prefix + "-" +
-                    llvm::utohexstr(llvm::xxh3_64bits(llvm::StringRef(DirsText)),
-                                    /*LowerCase=*/true, /*Width=*/16);
+  std::string Own = Prefix + "-" + hash64(DirsText);
 
   // A variant that fits: this unit's own, then any other already built.
   std::vector<std::string> Keys{Own};
@@ -379,7 +376,7 @@ std::optional<std::string> PchCache::pchFor(const std::vector<std::string> &Args
   for (llvm::sys::fs::directory_iterator It(Directory, EC), End; It != End && !EC;
        It.increment(EC)) {
     llvm::StringRef Name = llvm::sys::path::filename(It->path());
-    if (Name.starts_with(Prefix + "-") && Name.ends_with(".deps") &&
+    if (compat::startsWith(Name, Prefix + "-") && compat::endsWith(Name, ".deps") &&
         !Name.contains(".tmp-") && Name.drop_back(5) != Own)
       Keys.push_back(Name.drop_back(5).str());
   }
@@ -447,7 +444,7 @@ bool PchCache::fits(const Built &Pch, const std::vector<std::string> &Before,
   // What the unit includes before libtorch must already be in the PCH.
   for (const std::string &Needed : Before)
     if (llvm::none_of(Pch.Files, [&](llvm::StringRef Included) {
-          return Included == Needed || Included.ends_with(Needed);
+          return Included == Needed || compat::endsWith(Included, Needed);
         }))
       return false;
   // Every header of the PCH is found at the same place through the unit's
@@ -457,7 +454,7 @@ bool PchCache::fits(const Built &Pch, const std::vector<std::string> &Before,
   // directories may hold a file of the same name (it would shadow it).
   auto HomeOf = [&](llvm::StringRef Included) {
     return llvm::find_if(Pch.Dirs, [&](llvm::StringRef Dir) {
-      return Included.starts_with(Dir.str() + "/");
+      return compat::startsWith(Included, Dir.str() + "/");
     });
   };
   std::vector<std::string> UnitDirs = flagDirs(Paths);

@@ -1,6 +1,7 @@
 //===- Runner.cpp - Runs the checks over one translation unit -------------===//
 
 #include "Runner.h"
+#include "Compat.h"
 
 #include "clang-tidy/ClangTidy.h"
 #include "clang-tidy/ClangTidyModuleRegistry.h"
@@ -82,15 +83,11 @@ public:
 
 private:
   /// Records the include directories that libtorch's headers come from.
-  class LibtorchRoots : public clang::PPCallbacks {
+  class LibtorchRoots : public compat::InclusionCallbacks {
   public:
     explicit LibtorchRoots(std::vector<std::string> &Roots) : Roots(Roots) {}
-    void InclusionDirective(clang::SourceLocation, const clang::Token &,
-                            llvm::StringRef FileName, bool, clang::CharSourceRange,
-                            clang::OptionalFileEntryRef, llvm::StringRef SearchPath,
-                            llvm::StringRef, const clang::Module *, bool,
-                            clang::SrcMgr::CharacteristicKind) override {
-      if (FileName.starts_with("torch/") && !SearchPath.empty() &&
+    void included(llvm::StringRef FileName, llvm::StringRef SearchPath) override {
+      if (compat::startsWith(FileName, "torch/") && !SearchPath.empty() &&
           llvm::find(Roots, SearchPath) == Roots.end())
         Roots.push_back((SearchPath + "/").str());
     }
@@ -103,7 +100,7 @@ private:
     if (SM.isInMainFile(Loc))
       return false;
     llvm::StringRef File = SM.getFilename(Loc);
-    return llvm::any_of(Roots, [&](llvm::StringRef Root) { return File.starts_with(Root); });
+    return llvm::any_of(Roots, [&](llvm::StringRef Root) { return compat::startsWith(File, Root); });
   }
 
   clang::SourceManager &SM;
@@ -286,7 +283,7 @@ Finding toFinding(const ClangTidyError &Error, const std::vector<FunctionSpan> &
 bool hasCompilerError(const std::vector<ClangTidyError> &Errors) {
   return llvm::any_of(Errors, [](const ClangTidyError &E) {
     return E.DiagLevel == clang::tooling::Diagnostic::Error &&
-           llvm::StringRef(E.DiagnosticName).starts_with("clang-diagnostic-");
+           compat::startsWith(E.DiagnosticName, "clang-diagnostic-");
   });
 }
 

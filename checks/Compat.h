@@ -1,0 +1,98 @@
+//===- Compat.h - What differs between the LLVM releases we build on -*- C++ -*-===//
+//
+// torchalias builds against LLVM 14, 15, 16, 19 and 22 from one set of
+// sources. Every API difference between those releases that the code meets
+// is bridged here, and only here, each with a note saying which releases
+// differ and how. The rest of the code calls these names and has no #if on
+// the LLVM version. TORCHALIAS_LLVM_MAJOR comes from cmake/TorchAliasLLVM.cmake.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TORCHALIAS_COMPAT_H
+#define TORCHALIAS_COMPAT_H
+
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/PPCallbacks.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/ThreadPool.h"
+
+#ifndef TORCHALIAS_LLVM_MAJOR
+#error "TORCHALIAS_LLVM_MAJOR must be defined (cmake/TorchAliasLLVM.cmake does)"
+#endif
+
+namespace torchalias::compat {
+
+// Note [Prefix and suffix tests]
+// StringRef::starts_with/ends_with exist from LLVM 16 (SmallString's from
+// 17); the older startswith/endswith are gone in 19. These work on all.
+inline bool startsWith(llvm::StringRef S, llvm::StringRef Prefix) {
+  return S.size() >= Prefix.size() && S.take_front(Prefix.size()) == Prefix;
+}
+inline bool endsWith(llvm::StringRef S, llvm::StringRef Suffix) {
+  return S.size() >= Suffix.size() && S.take_back(Suffix.size()) == Suffix;
+}
+
+// Note [The thread pool]
+// LLVM 19 split ThreadPool into an interface and implementations and named
+// the default one DefaultThreadPool; before that it was the class ThreadPool.
+#if TORCHALIAS_LLVM_MAJOR >= 19
+using ThreadPool = llvm::DefaultThreadPool;
+#else
+using ThreadPool = llvm::ThreadPool;
+#endif
+
+// Note [Inclusion callbacks]
+// PPCallbacks::InclusionDirective's parameters changed twice: LLVM 14 passes
+// `const FileEntry *File`, 15-18 `OptionalFileEntryRef File`, and 19 replaced
+// `const Module *Imported` with `const Module *SuggestedModule, bool
+// ModuleImported`. Derive from InclusionCallbacks and override included().
+class InclusionCallbacks : public clang::PPCallbacks {
+public:
+  /// An #include of \p FileName, found in the search directory \p SearchPath.
+  virtual void included(llvm::StringRef FileName, llvm::StringRef SearchPath) = 0;
+
+#if TORCHALIAS_LLVM_MAJOR >= 19
+  void InclusionDirective(clang::SourceLocation, const clang::Token &, llvm::StringRef FileName,
+                          bool, clang::CharSourceRange, clang::OptionalFileEntryRef,
+                          llvm::StringRef SearchPath, llvm::StringRef, const clang::Module *,
+                          bool, clang::SrcMgr::CharacteristicKind) override {
+    included(FileName, SearchPath);
+  }
+#elif TORCHALIAS_LLVM_MAJOR >= 15
+  void InclusionDirective(clang::SourceLocation, const clang::Token &, llvm::StringRef FileName,
+                          bool, clang::CharSourceRange, clang::OptionalFileEntryRef,
+                          llvm::StringRef SearchPath, llvm::StringRef, const clang::Module *,
+                          clang::SrcMgr::CharacteristicKind) override {
+    included(FileName, SearchPath);
+  }
+#else
+  void InclusionDirective(clang::SourceLocation, const clang::Token &, llvm::StringRef FileName,
+                          bool, clang::CharSourceRange, const clang::FileEntry *,
+                          llvm::StringRef SearchPath, llvm::StringRef, const clang::Module *,
+                          clang::SrcMgr::CharacteristicKind) override {
+    included(FileName, SearchPath);
+  }
+#endif
+};
+
+// Note [The files a SourceManager read]
+// SourceManager::fileinfo_begin() iterates a map keyed by FileEntryRef from
+// LLVM 18, by `const FileEntry *` before.
+template <typename Callback>
+void forEachFileRead(const clang::SourceManager &SM, Callback &&Each) {
+  for (auto It = SM.fileinfo_begin(); It != SM.fileinfo_end(); ++It) {
+#if TORCHALIAS_LLVM_MAJOR >= 18
+    Each(It->first.getName());
+#else
+    Each(It->first->getName());
+#endif
+  }
+}
+
+} // namespace torchalias::compat
+
+namespace clang::tidy::libtorch {
+namespace compat = ::torchalias::compat;
+} // namespace clang::tidy::libtorch
+
+#endif
