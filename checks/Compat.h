@@ -11,10 +11,17 @@
 #ifndef TORCHALIAS_COMPAT_H
 #define TORCHALIAS_COMPAT_H
 
+#include "clang-tidy/ClangTidy.h"
+#include "clang-tidy/ClangTidyDiagnosticConsumer.h"
+#include "clang/Basic/Diagnostic.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/PPCallbacks.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/ThreadPool.h"
+
+#include <memory>
 
 #ifndef TORCHALIAS_LLVM_MAJOR
 #error "TORCHALIAS_LLVM_MAJOR must be defined (cmake/TorchAliasLLVM.cmake does)"
@@ -87,6 +94,54 @@ void forEachFileRead(const clang::SourceManager &SM, Callback &&Each) {
     Each(It->first->getName());
 #endif
   }
+}
+
+// Note [Making a path absolute]
+// make_absolute(Base, Path) is in llvm::sys::fs up to LLVM 21 and in
+// llvm::sys::path from 22.
+inline void makeAbsolute(const llvm::Twine &Base, llvm::SmallVectorImpl<char> &Path) {
+#if TORCHALIAS_LLVM_MAJOR >= 22
+  llvm::sys::path::make_absolute(Base, Path);
+#else
+  llvm::sys::fs::make_absolute(Base, Path);
+#endif
+}
+
+// Note [A diagnostics engine for a ClangTidyContext]
+// Up to LLVM 21 a DiagnosticsEngine shares ownership of its options and the
+// context takes a plain engine; from 22 the engine refers to options the
+// context owns. TidyDiagnostics builds either and attaches it to a context.
+class TidyDiagnostics {
+public:
+  TidyDiagnostics(clang::tidy::ClangTidyContext &Context, clang::DiagnosticConsumer &Consumer) {
+#if TORCHALIAS_LLVM_MAJOR >= 22
+    auto Options = std::make_unique<clang::DiagnosticOptions>();
+    Engine = std::make_unique<clang::DiagnosticsEngine>(new clang::DiagnosticIDs(), *Options,
+                                                        &Consumer, /*ShouldOwnClient=*/false);
+    Context.setDiagnosticsEngine(std::move(Options), Engine.get());
+#else
+    Engine = std::make_unique<clang::DiagnosticsEngine>(
+        new clang::DiagnosticIDs(), new clang::DiagnosticOptions(), &Consumer,
+        /*ShouldOwnClient=*/false);
+    Context.setDiagnosticsEngine(Engine.get());
+#endif
+  }
+
+private:
+  std::unique_ptr<clang::DiagnosticsEngine> Engine;
+};
+
+// Note [Enabled checks]
+// clang::tidy::getCheckNames gained a third parameter, for custom checks
+// written in the configuration, in LLVM 22 (off here, as in clang-tidy's
+// default).
+inline std::vector<std::string> enabledChecks(const clang::tidy::ClangTidyOptions &Options) {
+#if TORCHALIAS_LLVM_MAJOR >= 22
+  return clang::tidy::getCheckNames(Options, /*AllowEnablingAnalyzerAlphaCheckers=*/false,
+                                    /*ExperimentalCustomChecks=*/false);
+#else
+  return clang::tidy::getCheckNames(Options, /*AllowEnablingAnalyzerAlphaCheckers=*/false);
+#endif
 }
 
 } // namespace torchalias::compat

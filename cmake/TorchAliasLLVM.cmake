@@ -5,6 +5,9 @@
 set(_llvm_prefix /usr/lib/llvm-${TORCHALIAS_LLVM_VERSION})
 find_package(LLVM REQUIRED CONFIG NO_DEFAULT_PATH
   PATHS ${_llvm_prefix}/lib/cmake/llvm ${LLVM_DIR})
+# LLVM 22's exported clangd targets name gRPC's imported targets (Debian builds
+# clangd with its remote index), so gRPC's package must be loaded first.
+find_package(gRPC CONFIG QUIET)
 find_package(Clang REQUIRED CONFIG NO_DEFAULT_PATH
   PATHS ${_llvm_prefix}/lib/cmake/clang ${LLVM_DIR}/../clang)
 if(NOT LLVM_VERSION_MAJOR EQUAL TORCHALIAS_LLVM_VERSION)
@@ -42,8 +45,11 @@ find_program(TORCHALIAS_FILECHECK NAMES FileCheck
   HINTS ${LLVM_TOOLS_BINARY_DIR} ${_llvm_prefix}/bin)
 find_program(TORCHALIAS_CLANGXX NAMES clang++-${LLVM_VERSION_MAJOR} clang++
   HINTS ${LLVM_TOOLS_BINARY_DIR} ${_llvm_prefix}/bin)
-find_file(TORCHALIAS_LIT lit.py
-  HINTS ${_llvm_prefix}/build/utils/lit ${LLVM_TOOLS_BINARY_DIR}/../build/utils/lit)
+# lit.py in the build tree of LLVM 14-19; LLVM 22 installs only the script
+# bin/lit (both are run with Python).
+find_file(TORCHALIAS_LIT NAMES lit.py lit
+  HINTS ${_llvm_prefix}/build/utils/lit ${LLVM_TOOLS_BINARY_DIR}/../build/utils/lit
+        ${_llvm_prefix}/bin NO_DEFAULT_PATH)
 
 # Checks are compiled against Clang's headers with the same RTTI setting as LLVM.
 add_library(torchalias_llvm_flags INTERFACE)

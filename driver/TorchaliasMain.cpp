@@ -226,7 +226,7 @@ int runCheck() {
     Settings.Overrides.Checks = Checks;
     clang::tidy::ClangTidyOptions Effective = Settings.Defaults;
     Effective.mergeWith(Settings.Overrides, 0);
-    if (clang::tidy::getCheckNames(Effective, false).empty())
+    if (compat::enabledChecks(Effective).empty())
       return fail("--checks='" + Checks + "' enables no check");
   }
   Settings.ScopeToProject = !FullTraversal;

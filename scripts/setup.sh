@@ -10,8 +10,10 @@ PACKAGES=(
   "llvm-${LLVM_VERSION}-dev" "llvm-${LLVM_VERSION}-tools"
   libtorch-dev libxxhash-dev libgtest-dev googletest nlohmann-json3-dev
   # torchalias-clangd: Debian's clangd library is built with its remote index,
-  # so linking it needs gRPC; neovim is the real editor of its test.
-  libgrpc++-dev libgrpc-dev libprotobuf-dev libabsl-dev neovim
+  # so linking it needs gRPC (whose CMake package wants grpc_cpp_plugin, and
+  # LLVM 22's CMake package wants gRPC's); neovim is the real editor of its
+  # test.
+  libgrpc++-dev libgrpc-dev libprotobuf-dev libabsl-dev protobuf-compiler-grpc neovim
   # torchalias check's CI tests: git (diff mode), pre-commit, PyYAML, and
   # node for Microsoft's SARIF validator (from the npm registry).
   git pre-commit python3-yaml nodejs
@@ -39,7 +41,12 @@ if ((${#missing[@]})); then
 fi
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-build=${BUILD_DIR:-$root/build}
+if [[ $LLVM_VERSION == 19 ]]; then
+  build=${BUILD_DIR:-$root/build}
+else
+  build=${BUILD_DIR:-$root/build-llvm$LLVM_VERSION}
+fi
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTORCHALIAS_BUILD_RUNTIME=ON \
   -DTORCHALIAS_LLVM_VERSION="$LLVM_VERSION" ${TORCHALIAS_CMAKE_ARGS:-}
-cmake --build "$build" --parallel "${TORCHALIAS_JOBS:-$(nproc)}"
+cmake --build "$build" --parallel "${TORCHALIAS_JOBS:-$(nproc)}" \
+  ${TORCHALIAS_BUILD_TARGETS:+--target $TORCHALIAS_BUILD_TARGETS}

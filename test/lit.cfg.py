@@ -21,6 +21,11 @@ config.excludes = ["Inputs", "bench", "unit", "gpu", "cmake", "clangd"]
 # once is enough, in the plugin flavour.
 if tidy == "driver" or not config.torchalias:
     config.excludes.append("check")
+# --param mock_only=1: only what runs on the mock headers through clang-tidy,
+# the suite scripts/test-llvm.sh runs on the other LLVM releases.
+if lit_config.params.get("mock_only"):
+    config.excludes += ["real", "check"]
+config.available_features.add("llvm-%s" % config.llvm_major)
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.torchalias_obj_root, "test", tidy)
 

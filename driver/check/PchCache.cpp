@@ -89,7 +89,7 @@ std::vector<std::pair<std::string, std::string>> leadingDirectives(llvm::StringR
 
 std::string absoluteIn(llvm::StringRef WorkingDir, llvm::StringRef Path) {
   llvm::SmallString<256> Out(Path);
-  llvm::sys::fs::make_absolute(WorkingDir, Out);
+  compat::makeAbsolute(WorkingDir, Out);
   llvm::sys::path::remove_dots(Out, /*remove_dot_dot=*/true);
   return std::string(Out);
 }

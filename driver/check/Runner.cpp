@@ -111,7 +111,7 @@ private:
 std::string realPath(llvm::StringRef Path, llvm::StringRef Directory = "") {
   llvm::SmallString<256> Absolute(Path);
   if (!Directory.empty())
-    llvm::sys::fs::make_absolute(Directory, Absolute);
+    compat::makeAbsolute(Directory, Absolute);
   llvm::SmallString<256> Real;
   if (!llvm::sys::fs::real_path(Absolute, Real))
     return std::string(Real);
@@ -301,9 +301,7 @@ UnitResult runUnit(const clang::tooling::CompilationDatabase &Database,
         clang::tidy::ClangTidyGlobalOptions(), Settings.Defaults, Settings.Overrides);
     clang::tidy::ClangTidyContext Context(std::move(Options));
     clang::tidy::ClangTidyDiagnosticConsumer Consumer(Context);
-    clang::DiagnosticsEngine Engine(new clang::DiagnosticIDs(), new clang::DiagnosticOptions(),
-                                    &Consumer, /*ShouldOwnClient=*/false);
-    Context.setDiagnosticsEngine(&Engine);
+    compat::TidyDiagnostics Engine(Context, Consumer);
 
     clang::tooling::ClangTool Tool(Database, {File.str()});
     Tool.setDiagnosticConsumer(&Consumer);

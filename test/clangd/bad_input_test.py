@@ -96,9 +96,14 @@ def main():
     expect("torchalias-clangd: warning: invalid configuration value 'maybe' for option "
            "'libtorch-inplace-on-view.WarnOnLocalBuffers'; expected a bool" in log,
            "bad check option: the bad boolean is logged", log)
-    expect("torchalias-clangd: error: cannot use option 'libtorch-inplace-on-view.OperatorTable': "
-           "operator table: cannot read '/nonexistent/ops.json'" in log,
-           "bad check option: the unreadable operator table is logged", log)
+    # clangd 19 has nowhere to show an error without a location, so
+    # torchalias-clangd logs it; clangd 22 publishes it at the top of the file.
+    table = "option 'libtorch-inplace-on-view.OperatorTable': operator table: cannot read " \
+            "'/nonexistent/ops.json'"
+    expect(("torchalias-clangd: error: cannot use " + table) in log or
+           any(d.get("code") == "clang-tidy-config" and table in d["message"]
+               and d["range"]["start"] == {"line": 0, "character": 0} for d in diagnostics),
+           "bad check option: the unreadable operator table is logged or published", log)
     expect(log.count("invalid configuration value 'maybe'") == 1,
            "bad check option: each message is logged once", log)
     expect(any(d.get("code") == "libtorch-inplace-on-view" for d in diagnostics),
