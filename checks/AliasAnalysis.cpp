@@ -459,7 +459,7 @@ void FunctionAliasAnalysis::run(AliasEnvironment Seed) {
     for (const CFGBlock *Block : Order) {
       AliasEnvironment Environment = Entry(*Block);
       for (const CFGElement &Element : *Block)
-        if (std::optional<CFGStmt> S = Element.getAs<CFGStmt>())
+        if (auto S = Element.getAs<CFGStmt>())
           transfer(S->getStmt(), Environment, false, 0, 0);
       unsigned ID = Block->getBlockID();
       if (!Computed[ID] || !sameEnvironment(Environment, Exits[ID])) {
@@ -474,7 +474,7 @@ void FunctionAliasAnalysis::run(AliasEnvironment Seed) {
     AliasEnvironment Environment = Entry(*Block);
     unsigned Index = 0;
     for (const CFGElement &Element : *Block) {
-      if (std::optional<CFGStmt> S = Element.getAs<CFGStmt>())
+      if (auto S = Element.getAs<CFGStmt>())
         transfer(S->getStmt(), Environment, true, Block->getBlockID(), Index);
       ++Index;
     }
@@ -495,14 +495,14 @@ void FunctionAliasAnalysis::indexReferences() {
   llvm::DenseSet<const Expr *> Assignees;
   for (const CFGBlock *Block : *Cfg)
     for (const CFGElement &Element : *Block)
-      if (std::optional<CFGStmt> S = Element.getAs<CFGStmt>())
+      if (auto S = Element.getAs<CFGStmt>())
         if (reboundVariable(S->getStmt()))
           Assignees.insert(
               cast<CallExpr>(S->getStmt())->getArg(0)->IgnoreImplicit());
   for (const CFGBlock *Block : *Cfg) {
     unsigned Index = 0;
     for (const CFGElement &Element : *Block) {
-      if (std::optional<CFGStmt> S = Element.getAs<CFGStmt>()) {
+      if (auto S = Element.getAs<CFGStmt>()) {
         const auto *Ref = dyn_cast<DeclRefExpr>(S->getStmt());
         if (Ref && !Assignees.count(Ref))
           References[Block->getBlockID()].push_back(

@@ -10,6 +10,7 @@
 #ifndef TORCHALIAS_CHECKS_ALIASCHECKBASE_H
 #define TORCHALIAS_CHECKS_ALIASCHECKBASE_H
 
+#include "Compat.h"
 #include "AliasAnalysis.h"
 #include "clang-tidy/ClangTidyCheck.h"
 #include "clang/ASTMatchers/ASTMatchers.h"

@@ -22,6 +22,7 @@
 #include "llvm/Support/ThreadPool.h"
 
 #include <memory>
+#include <optional>
 
 #ifndef TORCHALIAS_LLVM_MAJOR
 #error "TORCHALIAS_LLVM_MAJOR must be defined (cmake/TorchAliasLLVM.cmake does)"
@@ -49,8 +50,9 @@ using ThreadPool = llvm::ThreadPool;
 #endif
 
 // Note [Inclusion callbacks]
-// PPCallbacks::InclusionDirective's parameters changed twice: LLVM 14 passes
-// `const FileEntry *File`, 15-18 `OptionalFileEntryRef File`, and 19 replaced
+// PPCallbacks::InclusionDirective's parameters changed three times: LLVM 14
+// passes `const FileEntry *File`, 15 `Optional<FileEntryRef>`, 16-18
+// `OptionalFileEntryRef` (a different type), and 19 replaced
 // `const Module *Imported` with `const Module *SuggestedModule, bool
 // ModuleImported`. Derive from InclusionCallbacks and override included().
 class InclusionCallbacks : public clang::PPCallbacks {
@@ -65,9 +67,16 @@ public:
                           bool, clang::SrcMgr::CharacteristicKind) override {
     included(FileName, SearchPath);
   }
-#elif TORCHALIAS_LLVM_MAJOR >= 15
+#elif TORCHALIAS_LLVM_MAJOR >= 16
   void InclusionDirective(clang::SourceLocation, const clang::Token &, llvm::StringRef FileName,
                           bool, clang::CharSourceRange, clang::OptionalFileEntryRef,
+                          llvm::StringRef SearchPath, llvm::StringRef, const clang::Module *,
+                          clang::SrcMgr::CharacteristicKind) override {
+    included(FileName, SearchPath);
+  }
+#elif TORCHALIAS_LLVM_MAJOR == 15
+  void InclusionDirective(clang::SourceLocation, const clang::Token &, llvm::StringRef FileName,
+                          bool, clang::CharSourceRange, llvm::Optional<clang::FileEntryRef>,
                           llvm::StringRef SearchPath, llvm::StringRef, const clang::Module *,
                           clang::SrcMgr::CharacteristicKind) override {
     included(FileName, SearchPath);
@@ -131,6 +140,17 @@ private:
   std::unique_ptr<clang::DiagnosticsEngine> Engine;
 };
 
+// Note [Optional results]
+// Up to LLVM 15 clang and LLVM return llvm::Optional (CFGElement::getAs,
+// json::Value::getAsString, ...), from 16 std::optional. The code declares such
+// results with `auto` rather than naming either type; where a type must be
+// named (an array passed to LLVM), it is compat::Optional.
+#if TORCHALIAS_LLVM_MAJOR >= 16
+template <typename T> using Optional = std::optional<T>;
+#else
+template <typename T> using Optional = llvm::Optional<T>;
+#endif
+
 // Note [Enabled checks]
 // clang::tidy::getCheckNames gained a third parameter, for custom checks
 // written in the configuration, in LLVM 22 (off here, as in clang-tidy's
@@ -145,6 +165,20 @@ inline std::vector<std::string> enabledChecks(const clang::tidy::ClangTidyOption
 }
 
 } // namespace torchalias::compat
+
+// Note [Optional fix-its in diagnostics]
+// `diag(...) << std::optional<FixItHint>` adds the fix-it if there is one;
+// LLVM 16 added that operator, 15 and 14 have it only for llvm::Optional.
+#if TORCHALIAS_LLVM_MAJOR <= 15
+namespace clang {
+inline const StreamingDiagnostic &operator<<(const StreamingDiagnostic &Diag,
+                                             const std::optional<FixItHint> &Fix) {
+  if (Fix)
+    Diag << *Fix;
+  return Diag;
+}
+} // namespace clang
+#endif
 
 namespace clang::tidy::libtorch {
 namespace compat = ::torchalias::compat;

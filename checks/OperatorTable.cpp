@@ -39,7 +39,7 @@ llvm::Error readArgumentList(const llvm::json::Object &Entry,
   if (!Names)
     return llvm::Error::success();
   for (const llvm::json::Value &Name : *Names) {
-    std::optional<llvm::StringRef> Text = Name.getAsString();
+    auto Text = Name.getAsString();
     std::optional<unsigned> Index = Text ? argumentIndex(Op, *Text) : std::nullopt;
     if (!Index)
       return tableError("'" + Key + "' names an unknown argument of '" +
@@ -63,7 +63,7 @@ llvm::Expected<OperatorOverload> readOverload(const llvm::json::Object &Entry) {
     return std::move(E);
   if (const llvm::json::Array *Returns = Entry.getArray("returns_alias"))
     if (!Returns->empty())
-      if (std::optional<llvm::StringRef> Name = (*Returns)[0].getAsString())
+      if (auto Name = (*Returns)[0].getAsString())
         Op.ResultAliases = argumentIndex(Op, *Name);
   llvm::StringRef View = Entry.getString("view").value_or("");
   Op.View = View == "definite"    ? ViewKind::Definite

@@ -488,7 +488,8 @@ ModuleValue ParameterSharingAnalysis::construct(
   Value.Identity = Identity;
   Value.Impl = Impl;
   if (isContainerModule(Impl)) {
-    for (auto [Index, Arg] : llvm::enumerate(Args)) {
+    for (size_t Index = 0; Index < Args.size(); ++Index) {
+      const Expr *Arg = Args[Index];
       std::optional<ModuleValue> Element = moduleValue(Arg);
       if (!Element)
         continue;
@@ -626,8 +627,10 @@ ParameterSharingAnalysis::containerFill(const VarDecl *Var) {
     }
   }
   // One element, or none, shares with nothing.
-  std::optional<llvm::APSInt> Constant =
-      Fill.Site ? Fill.Count->getIntegerConstantExpr(AST) : std::nullopt;
+  std::optional<llvm::APSInt> Constant;
+  if (Fill.Site)
+    if (auto Value = Fill.Count->getIntegerConstantExpr(AST))
+      Constant = *Value;
   if (!Fill.Site || (Constant && *Constant <= 1))
     return std::nullopt;
   Fills[Fill.Site] = Fill;

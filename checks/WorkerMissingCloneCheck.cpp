@@ -622,7 +622,7 @@ void WorkerRaceFinder::buildPaths(const FunctionDecl *Function) {
   for (const CFGBlock *Block : *Graph) {
     unsigned Index = 0;
     for (const CFGElement &Element : *Block) {
-      if (std::optional<CFGStmt> S = Element.getAs<CFGStmt>()) {
+      if (auto S = Element.getAs<CFGStmt>()) {
         Positions.try_emplace(S->getStmt(), Block, Index);
         if (const ValueDecl *Var = reboundVariable(S->getStmt()))
           Rebinds[Var].push_back({Block, Index});
@@ -659,10 +659,9 @@ std::optional<CFGPosition> WorkerRaceFinder::positionOf(const Stmt *S) const {
 }
 
 bool WorkerRaceFinder::isJoin(const CFGElement &Element) const {
-  if (std::optional<CFGStmt> S = Element.getAs<CFGStmt>())
+  if (auto S = Element.getAs<CFGStmt>())
     return llvm::is_contained(Joins, S->getStmt());
-  if (std::optional<CFGAutomaticObjDtor> Dtor =
-          Element.getAs<CFGAutomaticObjDtor>())
+  if (auto Dtor = Element.getAs<CFGAutomaticObjDtor>())
     return joinsOnDestruction(Dtor->getVarDecl()->getType());
   return false;
 }
@@ -985,7 +984,7 @@ void WorkerMissingCloneCheck::check(const MatchFinder::MatchResult &Result) {
               isolateTensor(R.Shared, Isolate, SM, getLangOpts())) {
         Fixes.push_back(*Fix);
         if (Isolate)
-          if (std::optional<FixItHint> Include =
+          if (auto Include =
                   Inserter.createIncludeInsertion(
                       SM.getFileID(Fix->RemoveRange.getBegin()),
                       IsolateHeader))

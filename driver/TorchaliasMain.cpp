@@ -137,8 +137,8 @@ llvm::Expected<std::string> capture(llvm::ArrayRef<llvm::StringRef> Argv) {
   llvm::SmallString<128> Out, Err;
   llvm::sys::fs::createTemporaryFile("torchalias", "out", Out);
   llvm::sys::fs::createTemporaryFile("torchalias", "err", Err);
-  std::optional<llvm::StringRef> Redirects[] = {std::nullopt, Out.str(), Err.str()};
-  int Status = llvm::sys::ExecuteAndWait(*Program, Argv, std::nullopt, Redirects);
+  compat::Optional<llvm::StringRef> Redirects[] = {{}, Out.str(), Err.str()};
+  int Status = llvm::sys::ExecuteAndWait(*Program, Argv, /*Env=*/{}, Redirects);
   auto Output = llvm::MemoryBuffer::getFile(Out);
   auto Errors = llvm::MemoryBuffer::getFile(Err);
   llvm::sys::fs::remove(Out);

@@ -146,7 +146,7 @@ llvm::json::Object describe(const c10::FunctionSchema &Schema,
                            {"arguments", std::move(Arguments)}};
   bool ReturnsAnAlias = llvm::any_of(
       ReturnsAlias, [](const llvm::json::Value &V) { return V.getAsString(); });
-  bool InPlaceView = Name.ends_with("_") && ViewNames.count(Name.drop_back());
+  bool InPlaceView = Name.take_back(1) == "_" && ViewNames.count(Name.drop_back());
   if (!Written.empty() && (InPlaceView || MetadataWrites.count(Name)))
     Entry["metadata_only"] = true;
   if (!Written.empty())
@@ -177,7 +177,7 @@ int main(int Argc, char **Argv) {
   llvm::StringSet<> AllNames;
   for (const c10::OperatorName &Op :
        c10::Dispatcher::singleton().getAllOpNames()) {
-    if (llvm::StringRef(Op.name).starts_with("aten::"))
+    if (llvm::StringRef(Op.name).take_front(6) == "aten::")
       if (auto Handle = c10::Dispatcher::singleton().findSchema(Op)) {
         Schemas.push_back(Handle->schema());
         AllNames.insert(llvm::StringRef(Op.name).drop_front(6));

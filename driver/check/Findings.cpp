@@ -12,6 +12,7 @@
 #include <xxhash.h>
 
 #include <map>
+#include <optional>
 #include <tuple>
 
 namespace torchalias::driver {
@@ -98,7 +99,7 @@ llvm::Expected<std::set<std::string>> readBaseline(llvm::StringRef Path) {
   std::set<std::string> Ids;
   for (const json::Value &Entry : *Entries) {
     const json::Object *E = Entry.getAsObject();
-    std::optional<llvm::StringRef> Id = E ? E->getString("id") : std::nullopt;
+    auto Id = E ? E->getString("id") : decltype(E->getString("id"))();
     if (!Id)
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      "baseline '%s': an entry has no \"id\"",

@@ -241,7 +241,8 @@ llvm::Expected<json::Value> mergeSarif(const std::vector<json::Value> &Logs) {
   llvm::StringMap<unsigned> RuleIndex;
   for (unsigned I = 0; I < Logs.size(); ++I) {
     const json::Object *Log = Logs[I].getAsObject();
-    if (!Log || Log->getString("version") != "2.1.0")
+    auto Version = Log ? Log->getString("version") : decltype(Log->getString("version"))();
+    if (!Version || *Version != "2.1.0")
       return Invalid(I, "no \"version\": \"2.1.0\"");
     const json::Array *Runs = Log->getArray("runs");
     if (!Runs)
@@ -268,7 +269,7 @@ llvm::Expected<json::Value> mergeSarif(const std::vector<json::Value> &Logs) {
       if (const json::Array *RunResults = Run->getArray("results"))
         for (json::Value Result : *RunResults) {
           if (json::Object *R = Result.getAsObject())
-            if (std::optional<int64_t> Index = R->getInteger("ruleIndex");
+            if (auto Index = R->getInteger("ruleIndex");
                 Index && *Index >= 0 && static_cast<size_t>(*Index) < Remap.size())
               (*R)["ruleIndex"] = Remap[*Index];
           Results.push_back(std::move(Result));

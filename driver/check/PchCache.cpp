@@ -240,7 +240,7 @@ public:
       OS << "flagdir " << Dir << '\n';
     for (const clang::DirectoryLookup &Dir :
          CI.getPreprocessor().getHeaderSearchInfo().search_dir_range())
-      if (clang::OptionalDirectoryEntryRef Entry = Dir.getDirRef())
+      if (auto Entry = Dir.getDirRef())
         OS << "dir " << realPath(Entry->getName()) << '\n';
     compat::forEachFileRead(CI.getSourceManager(), [&](llvm::StringRef File) {
       std::string Name = realPath(File);

@@ -148,7 +148,7 @@ public:
     auto [EndFile, End] = SM->getDecomposedLoc(Range.getEnd());
     if (BeginFile != EndFile)
       return true;
-    clang::OptionalFileEntryRef Entry = SM->getFileEntryRefForID(BeginFile);
+    auto Entry = SM->getFileEntryRefForID(BeginFile);
     if (!Entry)
       return true;
     Out.push_back({realPath(Entry->getName()), Begin, End, FD->getQualifiedNameAsString()});
@@ -261,8 +261,8 @@ Finding toFinding(const ClangTidyError &Error, const std::vector<FunctionSpan> &
     F.Notes.push_back(
         {N.Message, Text.point(realPath(N.FilePath, Error.BuildDirectory), N.FileOffset)});
   }
-  for (const auto &[FixFile, Replacements] : Error.Message.Fix)
-    for (const clang::tooling::Replacement &R : Replacements) {
+  for (const auto &FileFixes : Error.Message.Fix)
+    for (const clang::tooling::Replacement &R : FileFixes.getValue()) {
       std::string Path = realPath(R.getFilePath(), Error.BuildDirectory);
       F.Fixes.push_back({Text.point(Path, R.getOffset()),
                          Text.point(Path, R.getOffset() + R.getLength()),
