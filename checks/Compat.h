@@ -13,8 +13,10 @@
 
 #include "clang-tidy/ClangTidy.h"
 #include "clang-tidy/ClangTidyDiagnosticConsumer.h"
+#include "clang-tidy/utils/OptionsUtils.h"
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Basic/SourceManager.h"
+#include "clang/Lex/HeaderSearch.h"
 #include "clang/Lex/PPCallbacks.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/FileSystem.h"
@@ -105,6 +107,23 @@ void forEachFileRead(const clang::SourceManager &SM, Callback &&Each) {
   }
 }
 
+// Note [Search directories]
+// HeaderSearch::search_dir_range() and DirectoryLookup::getDirRef() are
+// LLVM 15's; 14 has search_dir_begin()/end() and getDir(). Header maps and
+// frameworks are skipped.
+template <typename Callback>
+void forEachSearchDir(const clang::HeaderSearch &Search, Callback &&Each) {
+  for (auto It = Search.search_dir_begin(); It != Search.search_dir_end(); ++It) {
+#if TORCHALIAS_LLVM_MAJOR >= 15
+    if (auto Dir = It->getDirRef())
+      Each(Dir->getName());
+#else
+    if (const clang::DirectoryEntry *Dir = It->getDir())
+      Each(Dir->getName());
+#endif
+  }
+}
+
 // Note [Making a path absolute]
 // make_absolute(Base, Path) is in llvm::sys::fs up to LLVM 21 and in
 // llvm::sys::path from 22.
@@ -164,7 +183,43 @@ inline std::vector<std::string> enabledChecks(const clang::tidy::ClangTidyOption
 #endif
 }
 
+// Note [value_or]
+// llvm::Optional (LLVM 14 and 15, Note [Optional results]) has getValueOr
+// and, from 15, value_or; std::optional has value_or.
+template <typename OptionalT, typename Default>
+auto valueOr(const OptionalT &Value, Default &&Fallback) {
+  using T = std::decay_t<decltype(*Value)>;
+  return Value ? *Value : T(std::forward<Default>(Fallback));
+}
+
+// Note [String-list options]
+// clang-tidy's utils::options::parseStringList returns StringRefs into the
+// option's value from LLVM 15, std::strings in 14. The checks keep the value
+// and want StringRefs: this splits it on ';', dropping empty items, as
+// parseStringList does.
+inline std::vector<llvm::StringRef> parseStringList(llvm::StringRef Option) {
+#if TORCHALIAS_LLVM_MAJOR >= 15
+  return clang::tidy::utils::options::parseStringList(Option);
+#else
+  llvm::SmallVector<llvm::StringRef, 8> Parts;
+  Option.split(Parts, ';', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
+  return {Parts.begin(), Parts.end()};
+#endif
+}
+
 } // namespace torchalias::compat
+
+// Note [Self-contained diagnostics]
+// From LLVM 15 an IncludeInserter is told whether the check's diagnostics
+// must be self-contained (clangd), through the check's protected
+// areDiagsSelfContained(); LLVM 14 has neither. A check constructs its
+// inserter as Inserter(Style TORCHALIAS_SELF_CONTAINED_DIAGS): the macro is
+// `, areDiagsSelfContained()` on 15+ and nothing on 14.
+#if TORCHALIAS_LLVM_MAJOR >= 15
+#define TORCHALIAS_SELF_CONTAINED_DIAGS , areDiagsSelfContained()
+#else
+#define TORCHALIAS_SELF_CONTAINED_DIAGS
+#endif
 
 // Note [Optional fix-its in diagnostics]
 // `diag(...) << std::optional<FixItHint>` adds the fix-it if there is one;

@@ -314,7 +314,7 @@ void FromBlobEscapeFinder::checkStores(const CXXMemberCallExpr *Call) {
     const Expr *Arg = Call->getArg(Index);
     const BlobSite *Site = blobOf(Arg);
     if (!Site || !Site->Buffer ||
-        !Context.keepsArgument(Call, Index).value_or(StoringMethod))
+        !compat::valueOr(Context.keepsArgument(Call, Index), StoringMethod))
       continue;
     if (isScopedBuffer(Site->Buffer) && outlives(Container, Site->Buffer)) {
       Escapes.push_back(
@@ -530,7 +530,7 @@ FromBlobEscapeCheck::FromBlobEscapeCheck(StringRef Name,
     : AliasCheckBase(Name, Context),
       RawWorkerEntryPoints(
           Options.get("WorkerEntryPoints", DefaultWorkerEntryPoints)),
-      Workers(utils::options::parseStringList(RawWorkerEntryPoints)) {}
+      Workers(compat::parseStringList(RawWorkerEntryPoints)) {}
 
 void FromBlobEscapeCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   AliasCheckBase::storeOptions(Opts);

@@ -21,7 +21,7 @@ InplaceOnViewCheck::InplaceOnViewCheck(StringRef Name, ClangTidyContext *Context
       RawOutputParameterNames(
           Options.get("OutputParameterNames", DefaultOutputParameterNames)),
       OutputParameterNames(
-          utils::options::parseStringList(RawOutputParameterNames)) {}
+          compat::parseStringList(RawOutputParameterNames)) {}
 
 void InplaceOnViewCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   AliasCheckBase::storeOptions(Opts);

@@ -54,9 +54,9 @@ llvm::Expected<OperatorOverload> readOverload(const llvm::json::Object &Entry) {
   const llvm::json::Array *Arguments = Entry.getArray("arguments");
   if (!Entry.getString("name") || !Arguments)
     return tableError("every operator needs 'name' and 'arguments'");
-  Op.Overload = Entry.getString("overload").value_or("").str();
+  Op.Overload = compat::valueOr(Entry.getString("overload"), "").str();
   for (const llvm::json::Value &Argument : *Arguments)
-    Op.Arguments.push_back(Argument.getAsString().value_or("").str());
+    Op.Arguments.push_back(compat::valueOr(Argument.getAsString(), "").str());
   if (llvm::Error E = readArgumentList(Entry, "written", Op, Op.Written))
     return std::move(E);
   if (llvm::Error E = readArgumentList(Entry, "out", Op, Op.Out))
@@ -65,13 +65,13 @@ llvm::Expected<OperatorOverload> readOverload(const llvm::json::Object &Entry) {
     if (!Returns->empty())
       if (auto Name = (*Returns)[0].getAsString())
         Op.ResultAliases = argumentIndex(Op, *Name);
-  llvm::StringRef View = Entry.getString("view").value_or("");
+  llvm::StringRef View = compat::valueOr(Entry.getString("view"), "");
   Op.View = View == "definite"    ? ViewKind::Definite
             : View == "may-alias" ? ViewKind::MayAlias
                                   : ViewKind::None;
-  Op.ReturnsList = Entry.getBoolean("list").value_or(false);
-  Op.Expands = Entry.getBoolean("expands").value_or(false);
-  Op.MetadataOnly = Entry.getBoolean("metadata_only").value_or(false);
+  Op.ReturnsList = compat::valueOr(Entry.getBoolean("list"), false);
+  Op.Expands = compat::valueOr(Entry.getBoolean("expands"), false);
+  Op.MetadataOnly = compat::valueOr(Entry.getBoolean("metadata_only"), false);
   return Op;
 }
 
@@ -109,12 +109,12 @@ OperatorTable::parse(llvm::StringRef JSON) {
       Object ? Object->getArray("operators") : nullptr;
   if (!Operators)
     return tableError("expected an object with an 'operators' array");
-  if (Object->getInteger("format").value_or(0) != 1)
+  if (compat::valueOr(Object->getInteger("format"), 0) != 1)
     return tableError("unsupported format; regenerate the table with this "
                       "release's torchalias-gen-operator-table");
 
   auto Table = std::make_shared<OperatorTable>();
-  Table->LibtorchVersion = Object->getString("libtorch").value_or("").str();
+  Table->LibtorchVersion = compat::valueOr(Object->getString("libtorch"), "").str();
   for (const llvm::json::Value &Value : *Operators) {
     const llvm::json::Object *Entry = Value.getAsObject();
     if (!Entry)

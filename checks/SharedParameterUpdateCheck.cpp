@@ -184,7 +184,7 @@ bool containsExpr(const Stmt *Outer, const Expr *Inner) {
 // default worker entry points are recognised here.
 bool isCopiedInWorker(const VarDecl *Copy, const FunctionDecl *Function) {
   static const WorkerEntryPoints Workers(
-      utils::options::parseStringList(DefaultWorkerEntryPoints));
+      compat::parseStringList(DefaultWorkerEntryPoints));
   const SourceManager &SM = Function->getASTContext().getSourceManager();
   SourceLocation Loc = Copy->getLocation();
   std::function<bool(const Stmt *)> Visit = [&](const Stmt *S) -> bool {
@@ -211,8 +211,8 @@ SharedParameterUpdateCheck::SharedParameterUpdateCheck(StringRef Name,
       Isolation(Options.get("IsolationHelper", IsolationHelper::Clone)),
       WarnWithoutSink(Options.get("WarnWithoutSink", false)),
       Includes(Options.getLocalOrGlobal("IncludeStyle",
-                                        utils::IncludeSorter::IS_LLVM),
-               areDiagsSelfContained()) {}
+                                        utils::IncludeSorter::IS_LLVM)
+               TORCHALIAS_SELF_CONTAINED_DIAGS) {}
 
 void SharedParameterUpdateCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   Options.store(Opts, "IsolationHelper", Isolation);

@@ -823,11 +823,11 @@ WorkerMissingCloneCheck::WorkerMissingCloneCheck(StringRef Name,
     : AliasCheckBase(Name, Context),
       RawWorkerEntryPoints(
           Options.get("WorkerEntryPoints", DefaultWorkerEntryPoints)),
-      Workers(utils::options::parseStringList(RawWorkerEntryPoints)),
+      Workers(compat::parseStringList(RawWorkerEntryPoints)),
       Isolation(Options.get("IsolationHelper", IsolationHelper::Clone)),
       Inserter(Options.getLocalOrGlobal("IncludeStyle",
-                                        utils::IncludeSorter::IS_LLVM),
-               areDiagsSelfContained()) {}
+                                        utils::IncludeSorter::IS_LLVM)
+               TORCHALIAS_SELF_CONTAINED_DIAGS) {}
 
 void WorkerMissingCloneCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   AliasCheckBase::storeOptions(Opts);

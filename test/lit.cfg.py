@@ -26,6 +26,9 @@ if tidy == "driver" or not config.torchalias:
 if lit_config.params.get("mock_only"):
     config.excludes += ["real", "check"]
 config.available_features.add("llvm-%s" % config.llvm_major)
+# How `clang-tidy --dump-config` writes CheckOptions: a list in 14, a mapping
+# from 15 (docs/llvm-releases.md).
+config.substitutions.append(("%dump_form", "LIST" if int(config.llvm_major) <= 14 else "MAP"))
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.torchalias_obj_root, "test", tidy)
 

@@ -64,11 +64,14 @@ namespace {
 std::vector<std::pair<std::string, std::string>> leadingDirectives(llvm::StringRef Source) {
   clang::LangOptions Lang;
   Lang.CPlusPlus = true;
-  clang::Lexer Lex(clang::SourceLocation(), Lang, Source.begin(), Source.begin(),
-                   Source.end());
   std::vector<std::pair<std::string, std::string>> Out;
-  clang::Token Tok;
+  size_t Line = 0; // where the next directive may start
   while (true) {
+    // A raw lexer from the start of each line: comments and blank lines are
+    // skipped, and nothing needs repositioning.
+    clang::Lexer Lex(clang::SourceLocation(), Lang, Source.begin(), Source.begin() + Line,
+                     Source.end());
+    clang::Token Tok;
     Lex.LexFromRawLexer(Tok);
     if (!Tok.is(clang::tok::hash) || !Tok.isAtStartOfLine())
       return Out;
@@ -83,7 +86,9 @@ std::vector<std::pair<std::string, std::string>> leadingDirectives(llvm::StringR
     llvm::StringRef Rest = Source.slice(Offset, End);
     Rest = Rest.split("//").first.split("/*").first.trim();
     Out.emplace_back(Name, Rest.str());
-    Lex.seek(End, /*IsAtStartOfLine=*/true);
+    if (End == Source.size())
+      return Out;
+    Line = End + 1;
   }
 }
 
@@ -238,10 +243,8 @@ public:
     llvm::raw_string_ostream OS(Text);
     for (const std::string &Dir : FlagDirs)
       OS << "flagdir " << Dir << '\n';
-    for (const clang::DirectoryLookup &Dir :
-         CI.getPreprocessor().getHeaderSearchInfo().search_dir_range())
-      if (auto Entry = Dir.getDirRef())
-        OS << "dir " << realPath(Entry->getName()) << '\n';
+    compat::forEachSearchDir(CI.getPreprocessor().getHeaderSearchInfo(),
+                             [&](llvm::StringRef Dir) { OS << "dir " << realPath(Dir) << '\n'; });
     compat::forEachFileRead(CI.getSourceManager(), [&](llvm::StringRef File) {
       std::string Name = realPath(File);
       if (Name == Header)

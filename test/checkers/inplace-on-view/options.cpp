@@ -1,10 +1,10 @@
 // RUN: %check_clang_tidy -check-suffix=DEFAULT %s libtorch-inplace-on-view %t -- -- %mock_torch
 // RUN: %check_clang_tidy -check-suffix=LOCAL %s libtorch-inplace-on-view %t -- \
-// RUN:   -config="{CheckOptions: {libtorch-inplace-on-view.WarnOnLocalBuffers: true}}" -- %mock_torch
+// RUN:   -config="{CheckOptions: [{key: libtorch-inplace-on-view.WarnOnLocalBuffers, value: true}]}" -- %mock_torch
 // RUN: %check_clang_tidy -check-suffix=NAMES %s libtorch-inplace-on-view %t -- \
-// RUN:   -config="{CheckOptions: {libtorch-inplace-on-view.OutputParameterNames: 'sink'}}" -- %mock_torch
+// RUN:   -config="{CheckOptions: [{key: libtorch-inplace-on-view.OutputParameterNames, value: 'sink'}]}" -- %mock_torch
 // RUN: %check_clang_tidy -check-suffix=TABLE %s libtorch-inplace-on-view %t -- \
-// RUN:   -config="{CheckOptions: {libtorch-inplace-on-view.OperatorTable: '%S/../../Inputs/tables/no-views.json'}}" -- %mock_torch
+// RUN:   -config="{CheckOptions: [{key: libtorch-inplace-on-view.OperatorTable, value: '%S/../../Inputs/tables/no-views.json'}]}" -- %mock_torch
 
 #include <torch/torch.h>
 

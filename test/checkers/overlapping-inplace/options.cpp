@@ -1,6 +1,6 @@
 // RUN: %check_clang_tidy -check-suffix=DEFAULT %s libtorch-overlapping-inplace %t -- -- %mock_torch
 // RUN: %check_clang_tidy -check-suffix=MAY %s libtorch-overlapping-inplace %t -- \
-// RUN:   -config="{CheckOptions: {libtorch-overlapping-inplace.WarnOnPossibleOverlap: true}}" -- %mock_torch
+// RUN:   -config="{CheckOptions: [{key: libtorch-overlapping-inplace.WarnOnPossibleOverlap, value: true}]}" -- %mock_torch
 
 #include <torch/torch.h>
 

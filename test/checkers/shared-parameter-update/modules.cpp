@@ -1,7 +1,7 @@
 // RUN: %check_clang_tidy %s libtorch-shared-parameter-update %t -- -- %mock_torch
 // A sink that reports a sharing source leaves nothing for WarnWithoutSink:
 // RUN: %check_clang_tidy %s libtorch-shared-parameter-update %t-warn -- \
-// RUN:   -config='{CheckOptions: {libtorch-shared-parameter-update.WarnWithoutSink: true}}' \
+// RUN:   -config='{CheckOptions: [{key: libtorch-shared-parameter-update.WarnWithoutSink, value: true}]}' \
 // RUN:   -- %mock_torch
 
 #include <torch/torch.h>

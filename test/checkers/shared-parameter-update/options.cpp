@@ -1,8 +1,8 @@
 // RUN: %check_clang_tidy %s libtorch-shared-parameter-update %t -- \
-// RUN:   -config='{CheckOptions: {libtorch-shared-parameter-update.IsolationHelper: torchalias}}' \
+// RUN:   -config='{CheckOptions: [{key: libtorch-shared-parameter-update.IsolationHelper, value: torchalias}]}' \
 // RUN:   -- %mock_torch
 // RUN: %check_clang_tidy -check-suffix=SOURCE %s libtorch-shared-parameter-update %t-source -- \
-// RUN:   -config='{CheckOptions: {libtorch-shared-parameter-update.WarnWithoutSink: true}}' \
+// RUN:   -config='{CheckOptions: [{key: libtorch-shared-parameter-update.WarnWithoutSink, value: true}]}' \
 // RUN:   -- %mock_torch -DNO_SINK
 
 #include <torch/torch.h>

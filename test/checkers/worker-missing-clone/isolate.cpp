@@ -1,5 +1,5 @@
 // RUN: %check_clang_tidy %s libtorch-worker-missing-clone %t -- \
-// RUN:   -config="{CheckOptions: {libtorch-worker-missing-clone.IsolationHelper: torchalias}}" \
+// RUN:   -config="{CheckOptions: [{key: libtorch-worker-missing-clone.IsolationHelper, value: torchalias}]}" \
 // RUN:   -- %mock_torch
 
 #include <torch/torch.h>
