@@ -5,7 +5,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <chrono>
 #include <mutex>
+#include <thread>
 
 #include <fcntl.h>
 #include <sys/syscall.h>
@@ -57,6 +59,30 @@ struct report_state {
 
 std::atomic<const report_state *> current_state{nullptr};
 std::mutex configure_mutex;
+
+// Note [Aborting with writers in flight]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// A fatal signal can cut a write(2) to a regular file short: the kernel
+// checks for one between the pages it copies. So abort() while another thread
+// is inside write_all() could leave a torn last record. Before aborting,
+// report() raises `aborting` and waits until no append is in flight. A writer
+// counts itself in first and only then reads the flag (both sequentially
+// consistent), so either the aborting thread sees it and waits, or it sees the
+// flag and never starts its write: it then waits for the abort instead of
+// returning, so no report() call returns without its record.
+std::atomic<int> appends_in_flight{0};
+std::atomic<bool> aborting{false};
+
+void append_record(const report_writer &writer, const std::string &line) {
+  appends_in_flight.fetch_add(1);
+  if (aborting.load()) {
+    appends_in_flight.fetch_sub(1);
+    for (;;)
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+  writer.append_line(line);
+  appends_in_flight.fetch_sub(1);
+}
 
 std::atomic<std::uint64_t> checks_seen{0};
 std::atomic<std::uint64_t> sites_seen{0};
@@ -257,13 +283,17 @@ void report(site_location &site, verdict outcome, const facts &details) {
 
   const std::uint64_t sequence = next_sequence++;
   if (state.writer)
-    state.writer->append_line(render_record(site, outcome, details, sequence));
+    append_record(*state.writer, render_record(site, outcome, details, sequence));
   if (!confirmed || state.config.mode == mode::log)
     return;
   write_stderr("torchalias: confirmed aliasing at " + std::string(site.file) +
                ":" + std::to_string(site.line) + " [" + site.check +
                "]: " + details.to_json() + "\n");
   if (state.config.mode == mode::abort) {
+    // See Note [Aborting with writers in flight].
+    aborting.store(true);
+    while (appends_in_flight.load() != 0)
+      std::this_thread::yield();
     write_stderr("torchalias: aborting (TORCHALIAS_MODE=abort)\n");
     std::abort();
   }
