@@ -3,7 +3,10 @@
 // `torchalias check` runs the checks over a project for a pull-request gate:
 // SARIF, baselines, diff mode, sharding, and an automatic PCH of the libtorch
 // headers. `torchalias merge-sarif` joins the logs of sharded runs. See
-// docs/ci.md.
+// docs/ci.md. `torchalias instrument` writes a copy of the project with a
+// run-time validator at each finding's site, and `torchalias report` gives
+// each finding the verdict of the instrumented program's runs. See
+// docs/runtime.md.
 //
 // Exit codes: 0 nothing (new) found; 1 findings reported; 2 a usage or tool
 // error (bad option, missing or broken compilation database, unreadable
@@ -14,9 +17,12 @@
 
 #include "check/Findings.h"
 #include "Compat.h"
+#include "check/Instrument.h"
 #include "check/Output.h"
 #include "check/PchCache.h"
+#include "check/Report.h"
 #include "check/Runner.h"
+#include "check/SarifInput.h"
 
 #include "clang-tidy/ClangTidy.h"
 #include "clang/Tooling/JSONCompilationDatabase.h"
@@ -46,6 +52,11 @@ enum ExitCode { Clean = 0, Found = 1, ToolError = 2 };
 
 cl::SubCommand CheckCommand("check", "Run the libtorch checks over a project");
 cl::SubCommand MergeCommand("merge-sarif", "Join the SARIF logs of sharded runs into one");
+cl::SubCommand InstrumentCommand("instrument",
+                                 "Write a copy of the project with a run-time validator at "
+                                 "each finding");
+cl::SubCommand ReportCommand("report",
+                             "Give each finding the verdict of the instrumented runs");
 cl::OptionCategory Category("torchalias check options");
 
 cl::opt<std::string> BuildPath("p", cl::desc("Build directory with compile_commands.json"),
@@ -113,6 +124,50 @@ cl::list<std::string> MergeInputs(cl::Positional, cl::desc("<SARIF logs>"), cl::
                                   cl::sub(MergeCommand));
 cl::opt<std::string> MergeOutput("output", cl::desc("Write the merged log here (default: stdout)"),
                                  cl::value_desc("FILE"), cl::sub(MergeCommand));
+
+cl::opt<std::string> InstrumentFindings("findings",
+                                        cl::desc("The SARIF log of torchalias check"),
+                                        cl::value_desc("FILE"), cl::Required,
+                                        cl::sub(InstrumentCommand));
+cl::opt<std::string> InstrumentBuild("p", cl::desc("Build directory with compile_commands.json"),
+                                     cl::value_desc("BUILD_DIR"), cl::Required,
+                                     cl::sub(InstrumentCommand));
+cl::opt<std::string> InstrumentRoot("root",
+                                    cl::desc("The project's root (default: the log's SRCROOT)"),
+                                    cl::value_desc("DIR"), cl::sub(InstrumentCommand));
+cl::opt<std::string> InstrumentOutput("output-dir",
+                                      cl::desc("Where the instrumented copy of the root goes"),
+                                      cl::value_desc("DIR"), cl::sub(InstrumentCommand));
+cl::opt<bool> InstrumentInPlace("in-place",
+                                cl::desc("Rewrite the files of the root itself (a throwaway "
+                                         "checkout)"),
+                                cl::sub(InstrumentCommand));
+cl::opt<std::string> InstrumentManifest("manifest",
+                                        cl::desc("Where the list of instrumented and skipped "
+                                                 "sites goes (default: "
+                                                 "DIR/torchalias-instrument.json)"),
+                                        cl::value_desc("FILE"), cl::sub(InstrumentCommand));
+cl::opt<unsigned> InstrumentJobs("j", cl::desc("Files parsed in parallel (default: all cores)"),
+                                 cl::init(0), cl::sub(InstrumentCommand));
+
+cl::opt<std::string> ReportStatic("static", cl::desc("The SARIF log of torchalias check"),
+                                  cl::value_desc("FILE"), cl::Required, cl::sub(ReportCommand));
+cl::list<std::string> ReportDynamic("dynamic",
+                                    cl::desc("Runtime reports (JSON Lines) of instrumented runs; "
+                                             "repeat or separate with commas"),
+                                    cl::value_desc("FILE"), cl::OneOrMore, cl::CommaSeparated,
+                                    cl::sub(ReportCommand));
+cl::opt<std::string> ReportManifest("manifest",
+                                    cl::desc("The instrumenter's manifest, to tell skipped sites "
+                                             "from sites not reached"),
+                                    cl::value_desc("FILE"), cl::sub(ReportCommand));
+cl::opt<std::string> ReportOutput("output",
+                                  cl::desc("Write the SARIF log with the verdicts here"),
+                                  cl::value_desc("FILE"), cl::sub(ReportCommand));
+cl::opt<std::string> ReportRoot("root",
+                                cl::desc("Paths in the summary are relative to this (default: "
+                                         "the log's SRCROOT)"),
+                                cl::value_desc("DIR"), cl::sub(ReportCommand));
 
 int fail(const llvm::Twine &Message) {
   llvm::errs() << "torchalias: error: " << Message << "\n";
@@ -473,6 +528,166 @@ int runMerge() {
   return Clean;
 }
 
+/// Copies the files under \p From to \p To, leaving out version control,
+/// build trees (a directory with a CMakeCache.txt) and \p Exclude.
+llvm::Error copyTree(llvm::StringRef From, llvm::StringRef To,
+                     const std::vector<std::string> &Exclude) {
+  std::error_code EC;
+  for (llvm::sys::fs::recursive_directory_iterator It(From, EC, /*follow_symlinks=*/false), End;
+       It != End && !EC; It.increment(EC)) {
+    std::string Path = It->path();
+    llvm::sys::fs::file_status Status;
+    if (llvm::sys::fs::status(Path, Status, /*follow=*/false))
+      continue;
+    bool IsDir = llvm::sys::fs::is_directory(Status);
+    if (IsDir && (llvm::sys::path::filename(Path) == ".git" ||
+                  llvm::sys::fs::exists(Path + "/CMakeCache.txt") ||
+                  llvm::is_contained(Exclude, absolute(Path)))) {
+      It.no_push();
+      continue;
+    }
+    llvm::SmallString<256> Target(To);
+    llvm::sys::path::append(Target, relativePath(Path, From));
+    if (IsDir) {
+      if (std::error_code E = llvm::sys::fs::create_directories(Target))
+        return llvm::createStringError(E, "cannot create '%s': %s", Target.c_str(),
+                                       E.message().c_str());
+    } else if (llvm::sys::fs::is_regular_file(Status)) {
+      if (std::error_code E = llvm::sys::fs::copy_file(Path, Target))
+        return llvm::createStringError(E, "cannot write '%s': %s", Target.c_str(),
+                                       E.message().c_str());
+    }
+  }
+  if (EC)
+    return llvm::createStringError(EC, "cannot read '%s': %s", From.str().c_str(),
+                                   EC.message().c_str());
+  return llvm::Error::success();
+}
+
+int runInstrument() {
+  if (InstrumentInPlace == !InstrumentOutput.empty())
+    return fail("give either --output-dir DIR or --in-place");
+  auto Log = readSarif(InstrumentFindings, InstrumentRoot.empty() ? "" : absolute(InstrumentRoot));
+  if (!Log)
+    return fail(llvm::toString(Log.takeError()));
+  std::string RootDir = Log->Root.empty() ? absolute(".") : absolute(Log->Root);
+  if (!llvm::sys::fs::is_directory(RootDir))
+    return fail("the project root '" + RootDir + "' is not a directory (give --root)");
+  std::string DatabasePath = InstrumentBuild + "/compile_commands.json";
+  std::string DatabaseError;
+  auto Loaded = clang::tooling::JSONCompilationDatabase::loadFromFile(
+      DatabasePath, DatabaseError, clang::tooling::JSONCommandLineSyntax::AutoDetect);
+  if (!Loaded)
+    return fail("cannot load '" + DatabasePath + "': " + DatabaseError);
+  // Headers get the command of a unit like them.
+  auto Database = clang::tooling::inferMissingCompileCommands(std::move(Loaded));
+
+  std::map<std::string, std::vector<const StaticFinding *>> ByFile;
+  unsigned Outside = 0;
+  for (const StaticFinding &F : Log->Findings) {
+    if (!compat::startsWith(F.Check, "libtorch-"))
+      continue;
+    if (relativePath(F.Where.File, RootDir) == F.Where.File) {
+      ++Outside;
+      continue;
+    }
+    ByFile[F.Where.File].push_back(&F);
+  }
+
+  std::string OutDir = InstrumentInPlace ? RootDir : absolute(InstrumentOutput);
+  if (!InstrumentInPlace) {
+    if (OutDir == RootDir || compat::startsWith(RootDir, OutDir + "/"))
+      return fail("--output-dir must not be the root or above it; use --in-place");
+    if (llvm::Error E = copyTree(RootDir, OutDir, {OutDir, absolute(InstrumentBuild)}))
+      return fail(llvm::toString(std::move(E)));
+  }
+
+  std::vector<std::pair<std::string, std::vector<const StaticFinding *>>> Files(ByFile.begin(),
+                                                                               ByFile.end());
+  std::vector<FileInstrumentation> Done(Files.size());
+  {
+    compat::ThreadPool Pool(llvm::hardware_concurrency(InstrumentJobs));
+    for (size_t I = 0; I < Files.size(); ++I)
+      Pool.async([&, I] { Done[I] = instrumentFile(*Database, Files[I].first, Files[I].second); });
+    Pool.wait();
+  }
+
+  int Status = Clean;
+  unsigned Instrumented = 0, Skipped = 0;
+  for (const FileInstrumentation &File : Done) {
+    for (const SiteOutcome &Site : File.Sites) {
+      if (Site.Skipped.empty()) {
+        ++Instrumented;
+        continue;
+      }
+      ++Skipped;
+      llvm::errs() << llvm::formatv("torchalias: {0}:{1}:{2}: [{3}] not instrumented: {4}\n",
+                                    relativePath(File.File, RootDir), Site.Finding->Where.Line,
+                                    Site.Finding->Where.Column, Site.Finding->Check,
+                                    Site.Skipped);
+    }
+    if (File.Insertions.empty())
+      continue;
+    auto Original = llvm::MemoryBuffer::getFile(File.File);
+    if (!Original)
+      return fail("cannot read '" + File.File + "': " + Original.getError().message());
+    llvm::SmallString<256> Target(OutDir);
+    llvm::sys::path::append(Target, relativePath(File.File, RootDir));
+    if (llvm::Error E = writeTo(Target, [&](llvm::raw_ostream &OS) {
+          OS << applyInsertions((*Original)->getBuffer(), File.Insertions);
+        }))
+      return fail(llvm::toString(std::move(E)));
+  }
+  std::string ManifestPath = InstrumentManifest;
+  if (ManifestPath.empty())
+    ManifestPath = OutDir + "/torchalias-instrument.json";
+  if (llvm::Error E = writeTo(ManifestPath, [&](llvm::raw_ostream &OS) {
+        OS << llvm::formatv("{0:2}", manifest(Done, RootDir)) << "\n";
+      })) {
+    llvm::errs() << "torchalias: error: " << llvm::toString(std::move(E)) << "\n";
+    Status = ToolError;
+  }
+  llvm::errs() << llvm::formatv("torchalias: {0} site(s) instrumented, {1} skipped", Instrumented,
+                                Skipped);
+  if (Outside)
+    llvm::errs() << llvm::formatv(", {0} outside the root", Outside);
+  llvm::errs() << llvm::formatv("; {0}; manifest: {1}\n",
+                                InstrumentInPlace ? "files rewritten in place"
+                                                  : "copy written to " + OutDir,
+                                ManifestPath);
+  return Status;
+}
+
+int runReport() {
+  auto Log = readSarif(ReportStatic, "");
+  if (!Log)
+    return fail(llvm::toString(Log.takeError()));
+  auto Records = readRecords(ReportDynamic);
+  if (!Records)
+    return fail(llvm::toString(Records.takeError()));
+  SkippedSites Skipped;
+  if (!ReportManifest.empty()) {
+    auto Read = readManifest(ReportManifest);
+    if (!Read)
+      return fail(llvm::toString(Read.takeError()));
+    Skipped = std::move(*Read);
+  }
+  for (const std::string &W : Records->Warnings)
+    llvm::errs() << "torchalias: warning: " << W << "\n";
+  std::vector<FindingVerdict> Verdicts = decide(Log->Findings, *Records, Skipped);
+  std::string RootDir = ReportRoot.empty() ? Log->Root : absolute(ReportRoot);
+  writeSummary(llvm::outs(), Log->Findings, Verdicts, *Records, RootDir);
+  if (!ReportOutput.empty())
+    if (llvm::Error E = writeTo(ReportOutput, [&](llvm::raw_ostream &OS) {
+          OS << llvm::formatv("{0:2}", annotate(std::move(Log->Log), Log->Findings, Verdicts))
+             << "\n";
+        }))
+      return fail(llvm::toString(std::move(E)));
+  bool AnyConfirmed = llvm::any_of(
+      Verdicts, [](const FindingVerdict &V) { return V.Kind == VerdictKind::Confirmed; });
+  return AnyConfirmed ? Found : Clean;
+}
+
 } // namespace
 
 int main(int Argc, const char **Argv) {
@@ -489,6 +704,11 @@ int main(int Argc, const char **Argv) {
     return runCheck();
   if (MergeCommand)
     return runMerge();
-  llvm::errs() << "torchalias: error: give a subcommand: check or merge-sarif (see --help)\n";
+  if (InstrumentCommand)
+    return runInstrument();
+  if (ReportCommand)
+    return runReport();
+  llvm::errs() << "torchalias: error: give a subcommand: check, merge-sarif, instrument or "
+                  "report (see --help)\n";
   return ToolError;
 }

@@ -51,6 +51,7 @@ config.substitutions.append(
     ("%mock_include", os.path.join(config.test_source_root, "Inputs", "mock-libtorch")))
 config.substitutions.append(("%plugin", config.plugin))
 config.substitutions.append(("%FileCheck", config.filecheck))
+config.substitutions.append(("%clangxx", os.path.join(config.llvm_tools_dir, "clang++")))
 config.substitutions.append(("%python", python))
 config.substitutions.append(
     ("%mock_torch", "-std=c++17 -isystem " +

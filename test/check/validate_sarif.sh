@@ -2,7 +2,7 @@
 # Runs Microsoft's SARIF validator (@microsoft/sarif-multitool, from the npm
 # registry) over the logs `torchalias check` writes: one with findings, notes,
 # fixes and a baseline state, one with a configuration error, and a merged
-# log of two shards. Fails on any error or warning the validator reports. It
+# log of two shards; and over the log `torchalias report` writes. Fails on any error or warning the validator reports. It
 # also validates a deliberately broken log, which must fail, so that a
 # validator that checks nothing cannot pass.
 #
@@ -29,7 +29,18 @@ logs=()
 "$torchalias" merge-sarif "$work/shard1.sarif" "$work/shard2.sarif" --output "$work/merged.sarif"
 printf "Checks: '-*,libtorch-*'\nCheckOptions:\n  libtorch-inplace-on-view.OperatorTable: /nonexistent/ops.json\n" > .clang-tidy
 "$torchalias" check -p . --no-pch --quiet --format sarif --output "$work/config-error.sarif" 2>/dev/null || true
-logs=(findings baseline merged config-error)
+# The log `torchalias report` writes: verdicts in result properties, and a
+# dismissed result with an external suppression.
+instrumented="$work/instrument-project"
+"$here/../Inputs/check-project/setup.sh" "$instrumented" "$mock" "$here/../Inputs/instrument-project"
+(cd "$instrumented" &&
+  { "$torchalias" check -p . --no-pch --quiet --format sarif --output "$work/instrument.sarif" || true; } &&
+  rm -f "$work/run.jsonl" &&
+  python3 "$here/make_records.py" "$work/instrument.sarif" "$work/run.jsonl" 14=clean 32=confirmed &&
+  { "$torchalias" report --static "$work/instrument.sarif" --dynamic "$work/run.jsonl" \
+      --output "$work/report.sarif" > /dev/null || true; })
+grep -q '"suppressions"' "$work/report.sarif" || { echo "FAIL report.sarif has no suppression"; exit 1; }
+logs=(findings baseline merged config-error report)
 
 # Each log must have results (or notifications) for the validation to mean something.
 python3 - "$work" <<'PY'

@@ -1,8 +1,9 @@
 #!/bin/sh
-# setup.sh DEST MOCK_TORCH: a scratch copy of this project at DEST with its
-# compilation database, for the `torchalias check` tests.
+# setup.sh DEST MOCK_TORCH [PROJECT]: a scratch copy of PROJECT (default:
+# this project) at DEST with its compilation database, for the `torchalias
+# check`, `instrument` and `report` tests.
 set -e
-here=$(dirname "$0")
+here=${3:-$(dirname "$0")}
 rm -rf "$1"
 mkdir -p "$1"
 cp -r "$here/src" "$here/.clang-tidy" "$1/"

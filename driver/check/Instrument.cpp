@@ -1,0 +1,682 @@
+//===- Instrument.cpp - Validators at the sites of static findings --------===//
+
+#include "Instrument.h"
+#include "Compat.h"
+
+#include "clang/AST/ASTConsumer.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/FrontendActions.h"
+#include "clang/Lex/Lexer.h"
+#include "clang/Tooling/Tooling.h"
+#include "llvm/Support/Regex.h"
+
+#include <map>
+#include <set>
+
+namespace torchalias::driver {
+
+namespace {
+
+using namespace clang;
+
+// Note [Instrumented sites]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~
+// A finding's SARIF location is the expression location of the call that
+// writes, spawns or builds (the member name of a member call, the callee of
+// a free call, the variable of a constructor call). The instrumenter finds
+// that node again in the AST and inserts one of the runtime's validators
+// (runtime/include/torchalias/instrument.h), chosen by the check:
+//
+//  - libtorch-inplace-on-view, and libtorch-worker-missing-clone where the
+//    finding is a write (a DataLoader example): the tensor being written is
+//    wrapped in TORCHALIAS_AT_VIEW_WRITE: the object of an in-place member
+//    call or operator, or the argument that the callee writes;
+//  - libtorch-overlapping-inplace: the destination is wrapped in
+//    TORCHALIAS_AT_OVERLAP_DST and every tensor operand in
+//    TORCHALIAS_AT_OVERLAP_OPERAND (a member call's object is sequenced
+//    before its arguments); a free out= call or an operator, whose operands
+//    are unsequenced, passes a destination that is a plain name again with
+//    TORCHALIAS_AT_OVERLAP_OPERAND_OF;
+//  - libtorch-detached-write: the tensor whose .data()/detach() alias is
+//    written is wrapped in TORCHALIAS_AT_DETACHED_SOURCE, at the write or
+//    where the alias was made (the finding's note);
+//  - libtorch-from-blob-escape: the from_blob call (the finding or its
+//    note) is wrapped in TORCHALIAS_AT_FROM_BLOB;
+//  - libtorch-shared-parameter-update: the parameter list given to the
+//    optimizer or clip call is wrapped in TORCHALIAS_AT_PARAMETERS;
+//  - libtorch-worker-missing-clone: a TORCHALIAS_AT_WORKER guard over the
+//    shared tensor is declared just before the statement that spawns, so it
+//    is verified when the enclosing block ends.
+//
+// Every wrapper evaluates its expression once and yields it unchanged, so
+// the instrumented program computes what the original does. Only code that
+// is spelled in the file is rewritten: a site inside a macro expansion, or
+// a shape the table above does not cover, is skipped with its reason, and
+// `torchalias report` says "not instrumented" for it.
+
+constexpr llvm::StringLiteral ViewWrite = "TORCHALIAS_AT_VIEW_WRITE";
+constexpr llvm::StringLiteral OverlapDst = "TORCHALIAS_AT_OVERLAP_DST";
+constexpr llvm::StringLiteral OverlapOperand = "TORCHALIAS_AT_OVERLAP_OPERAND";
+constexpr llvm::StringLiteral OverlapOperandOf = "TORCHALIAS_AT_OVERLAP_OPERAND_OF";
+constexpr llvm::StringLiteral DetachedSource = "TORCHALIAS_AT_DETACHED_SOURCE";
+constexpr llvm::StringLiteral FromBlob = "TORCHALIAS_AT_FROM_BLOB";
+constexpr llvm::StringLiteral Parameters = "TORCHALIAS_AT_PARAMETERS";
+constexpr llvm::StringLiteral Worker = "TORCHALIAS_AT_WORKER";
+
+const CXXRecordDecl *recordOf(QualType T) {
+  return T.getNonReferenceType().getCanonicalType()->getAsCXXRecordDecl();
+}
+
+bool isNamed(const CXXRecordDecl *RD, llvm::StringRef Qualified) {
+  return RD && RD->getQualifiedNameAsString() == Qualified;
+}
+
+bool isTensor(QualType T) { return isNamed(recordOf(T), "at::Tensor"); }
+
+/// The plain name of a declaration; "" for operators and conversions.
+llvm::StringRef nameOf(const NamedDecl *D) {
+  return D && D->getIdentifier() ? D->getName() : llvm::StringRef();
+}
+
+bool derivesFrom(const CXXRecordDecl *RD, llvm::StringRef Qualified) {
+  if (!RD || !RD->hasDefinition())
+    return false;
+  if (isNamed(RD, Qualified))
+    return true;
+  for (const CXXBaseSpecifier &Base : RD->bases())
+    if (derivesFrom(recordOf(Base.getType()), Qualified))
+      return true;
+  return false;
+}
+
+/// std::vector<at::Tensor>, std::vector<OptimizerParamGroup>, a module or a
+/// ModuleHolder: what TORCHALIAS_AT_PARAMETERS accepts.
+bool isParameterList(QualType T) {
+  const CXXRecordDecl *RD = recordOf(T);
+  if (!RD)
+    return false;
+  if (const auto *Spec = llvm::dyn_cast<ClassTemplateSpecializationDecl>(RD)) {
+    if (Spec->getName() == "vector" && Spec->isInStdNamespace()) {
+      const CXXRecordDecl *Element = recordOf(Spec->getTemplateArgs()[0].getAsType());
+      return isNamed(Element, "at::Tensor") ||
+             isNamed(Element, "torch::optim::OptimizerParamGroup");
+    }
+  }
+  return derivesFrom(RD, "torch::nn::Module") || derivesFrom(RD, "torch::nn::ModuleHolder");
+}
+
+/// The expression as written: without implicit nodes and copy constructions.
+const Expr *written(const Expr *E) {
+  while (E) {
+    const Expr *Inner = E->IgnoreImplicit();
+    if (const auto *Construct = llvm::dyn_cast<CXXConstructExpr>(Inner);
+        Construct && Construct->getNumArgs() == 1 && !Construct->isListInitialization() &&
+        Construct->getConstructor()->isCopyOrMoveConstructor())
+      Inner = Construct->getArg(0);
+    if (Inner == E)
+      return E;
+    E = Inner;
+  }
+  return E;
+}
+
+/// A plain name (a variable, or a member of one) that may be evaluated again.
+bool isPlainName(const Expr *E) {
+  E = written(E)->IgnoreParens();
+  if (llvm::isa<DeclRefExpr>(E))
+    return true;
+  if (const auto *Member = llvm::dyn_cast<MemberExpr>(E))
+    return llvm::isa<FieldDecl>(Member->getMemberDecl()) &&
+           (Member->isImplicitAccess() || llvm::isa<CXXThisExpr>(Member->getBase()) ||
+            isPlainName(Member->getBase()));
+  return false;
+}
+
+struct Wrap {
+  unsigned Begin, End; // End == Begin and Statement: a prefix
+  std::string Open;
+  bool Statement = false;
+};
+
+using Key = std::pair<unsigned, unsigned>; // line, column
+
+class SiteFinder {
+public:
+  SiteFinder(ASTContext &Ctx, std::map<Key, std::vector<const Expr *>> &Nodes,
+             std::map<Key, const LambdaExpr *> &Captures)
+      : Ctx(Ctx), SM(Ctx.getSourceManager()), Nodes(Nodes), Captures(Captures) {}
+
+  /// Works out the wraps for one finding, or says why there are none.
+  std::string instrument(const StaticFinding &F, std::vector<Wrap> &Wraps,
+                         std::vector<std::string> &Validators);
+
+private:
+  std::string wrap(const Expr *E, llvm::StringRef Macro, const StaticFinding &F,
+                   std::vector<Wrap> &Wraps, llvm::StringRef Extra = "");
+  std::string text(const Expr *E) const;
+  const CallExpr *callAt(const SourcePoint &P) const;
+  const Stmt *statementInBlock(const Stmt *S) const;
+  const Expr *writtenTensor(const CallExpr *Call, const StaticFinding &F) const;
+
+  std::string viewWrite(const StaticFinding &F, std::vector<Wrap> &Wraps,
+                        std::vector<std::string> &Validators);
+  std::string overlap(const StaticFinding &F, std::vector<Wrap> &Wraps,
+                      std::vector<std::string> &Validators);
+  std::string detached(const StaticFinding &F, std::vector<Wrap> &Wraps,
+                       std::vector<std::string> &Validators);
+  std::string fromBlob(const StaticFinding &F, std::vector<Wrap> &Wraps,
+                       std::vector<std::string> &Validators);
+  std::string parameters(const StaticFinding &F, std::vector<Wrap> &Wraps,
+                         std::vector<std::string> &Validators);
+  std::string worker(const StaticFinding &F, std::vector<Wrap> &Wraps,
+                     std::vector<std::string> &Validators);
+
+  ASTContext &Ctx;
+  const SourceManager &SM;
+  std::map<Key, std::vector<const Expr *>> &Nodes;
+  std::map<Key, const LambdaExpr *> &Captures;
+};
+
+std::string SiteFinder::text(const Expr *E) const {
+  return Lexer::getSourceText(CharSourceRange::getTokenRange(E->getSourceRange()), SM,
+                              Ctx.getLangOpts())
+      .str();
+}
+
+std::string SiteFinder::wrap(const Expr *E, llvm::StringRef Macro, const StaticFinding &F,
+                             std::vector<Wrap> &Wraps, llvm::StringRef Extra) {
+  SourceLocation Begin = E->getBeginLoc(), End = E->getEndLoc();
+  if (!Begin.isFileID() || !End.isFileID())
+    return "the expression is inside a macro expansion";
+  SourceLocation After = Lexer::getLocForEndOfToken(End, 0, SM, Ctx.getLangOpts());
+  if (After.isInvalid() || !SM.isWrittenInMainFile(Begin) || !SM.isWrittenInMainFile(After))
+    return "the expression is not spelled in this file";
+  std::string Open = (Macro + "(\"" + F.Id + "\", ").str();
+  if (!Extra.empty())
+    Open += (Extra + ", ").str();
+  Wraps.push_back({SM.getFileOffset(Begin), SM.getFileOffset(After), Open});
+  return "";
+}
+
+const CallExpr *SiteFinder::callAt(const SourcePoint &P) const {
+  auto It = Nodes.find({P.Line, P.Column});
+  if (It == Nodes.end())
+    return nullptr;
+  const CallExpr *Found = nullptr;
+  for (const Expr *E : It->second)
+    if (const auto *Call = llvm::dyn_cast<CallExpr>(E))
+      if (!Found || llvm::isa<CXXMemberCallExpr>(Call))
+        Found = Call;
+  return Found;
+}
+
+const Stmt *SiteFinder::statementInBlock(const Stmt *S) const {
+  DynTypedNode Node = DynTypedNode::create(*S);
+  for (int Depth = 0; Depth < 64; ++Depth) {
+    auto Parents = Ctx.getParents(Node);
+    if (Parents.empty())
+      return nullptr;
+    const DynTypedNode &Parent = Parents[0];
+    if (Parent.get<CompoundStmt>())
+      return Node.get<Stmt>();
+    // A capture's initialiser belongs to the statement that makes the
+    // lambda; the lambda's body is a block of its own.
+    if (const auto *Lambda = Parent.get<LambdaExpr>();
+        Lambda && Node.get<Stmt>() == Lambda->getBody())
+      return nullptr;
+    if (Parent.get<FunctionDecl>() || Parent.get<CXXRecordDecl>())
+      return nullptr;
+    Node = Parent;
+  }
+  return nullptr;
+}
+
+/// The tensor an in-place call writes: its object, the left operand of an
+/// operator, or the argument of a callee that the finding names.
+const Expr *SiteFinder::writtenTensor(const CallExpr *Call, const StaticFinding &F) const {
+  if (const auto *Member = llvm::dyn_cast<CXXMemberCallExpr>(Call))
+    return written(Member->getImplicitObjectArgument());
+  if (const auto *Operator = llvm::dyn_cast<CXXOperatorCallExpr>(Call))
+    return Operator->getNumArgs() > 0 ? written(Operator->getArg(0)) : nullptr;
+  llvm::SmallVector<llvm::StringRef, 2> Named;
+  llvm::Regex("writes in place to '([^']+)'").match(F.Message, &Named);
+  const Expr *Only = nullptr;
+  unsigned Tensors = 0;
+  for (const Expr *Arg : Call->arguments()) {
+    const Expr *W = written(Arg);
+    if (!isTensor(W->getType()))
+      continue;
+    ++Tensors;
+    Only = W;
+    if (Named.size() == 2 && text(W) == Named[1])
+      return W;
+  }
+  return Tensors == 1 ? Only : nullptr;
+}
+
+std::string SiteFinder::viewWrite(const StaticFinding &F, std::vector<Wrap> &Wraps,
+                                  std::vector<std::string> &Validators) {
+  const CallExpr *Call = callAt(F.Where);
+  if (!Call)
+    return "no call at the finding's location";
+  const Expr *Target = writtenTensor(Call, F);
+  if (!Target || !isTensor(Target->getType()))
+    return "cannot tell which tensor the call writes";
+  if (std::string Why = wrap(Target, ViewWrite, F, Wraps); !Why.empty())
+    return Why;
+  Validators.push_back(ViewWrite.str());
+  return "";
+}
+
+std::string SiteFinder::overlap(const StaticFinding &F, std::vector<Wrap> &Wraps,
+                                std::vector<std::string> &Validators) {
+  const CallExpr *Call = callAt(F.Where);
+  if (!Call)
+    return "no call at the finding's location";
+  const Expr *Destination = nullptr;
+  unsigned FirstOperand = 0;
+  if (const auto *Member = llvm::dyn_cast<CXXMemberCallExpr>(Call)) {
+    Destination = written(Member->getImplicitObjectArgument());
+  } else {
+    for (; FirstOperand < Call->getNumArgs() && !Destination; ++FirstOperand)
+      if (isTensor(written(Call->getArg(FirstOperand))->getType()))
+        Destination = written(Call->getArg(FirstOperand));
+  }
+  if (!Destination || !isTensor(Destination->getType()))
+    return "cannot tell which tensor the call writes";
+  bool Sequenced = llvm::isa<CXXMemberCallExpr>(Call);
+  if (!Sequenced && !isPlainName(Destination))
+    return "the destination of a free or operator call is not a plain name, and its "
+           "operands are unsequenced";
+  std::vector<Wrap> Mine;
+  if (Sequenced)
+    if (std::string Why = wrap(Destination, OverlapDst, F, Mine); !Why.empty())
+      return Why;
+  unsigned Operands = 0;
+  for (unsigned I = FirstOperand; I < Call->getNumArgs(); ++I) {
+    const Expr *Arg = written(Call->getArg(I));
+    if (Arg == Destination || !isTensor(Arg->getType()) || Arg->getBeginLoc().isInvalid())
+      continue;
+    std::string Why = Sequenced ? wrap(Arg, OverlapOperand, F, Mine)
+                                : wrap(Arg, OverlapOperandOf, F, Mine, text(Destination));
+    if (!Why.empty())
+      return Why;
+    ++Operands;
+  }
+  if (Operands == 0)
+    return "the call has no tensor operand to compare with its destination";
+  Wraps.insert(Wraps.end(), Mine.begin(), Mine.end());
+  if (Sequenced)
+    Validators.push_back(OverlapDst.str());
+  Validators.insert(Validators.end(), Operands,
+                    (Sequenced ? OverlapOperand : OverlapOperandOf).str());
+  return "";
+}
+
+std::string SiteFinder::detached(const StaticFinding &F, std::vector<Wrap> &Wraps,
+                                 std::vector<std::string> &Validators) {
+  auto sourceOf = [](const Expr *E) -> const Expr * {
+    const auto *Call = llvm::dyn_cast_or_null<CXXMemberCallExpr>(E ? written(E) : nullptr);
+    if (!Call)
+      return nullptr;
+    llvm::StringRef Name = nameOf(Call->getMethodDecl());
+    if (Name != "data" && Name != "detach" && Name != "variable_data")
+      return nullptr;
+    return written(Call->getImplicitObjectArgument());
+  };
+  const Expr *Source = nullptr;
+  if (const CallExpr *Call = callAt(F.Where))
+    Source = sourceOf(writtenTensor(Call, F));
+  for (const Note &N : F.Related)
+    if (!Source && N.Where.File == F.Where.File)
+      Source = sourceOf(callAt(N.Where));
+  if (!Source || !isTensor(Source->getType()))
+    return "cannot find the tensor whose .data() or detach() alias is written";
+  if (std::string Why = wrap(Source, DetachedSource, F, Wraps); !Why.empty())
+    return Why;
+  Validators.push_back(DetachedSource.str());
+  return "";
+}
+
+std::string SiteFinder::fromBlob(const StaticFinding &F, std::vector<Wrap> &Wraps,
+                                 std::vector<std::string> &Validators) {
+  std::vector<SourcePoint> Places{F.Where};
+  for (const Note &N : F.Related)
+    if (N.Where.File == F.Where.File)
+      Places.push_back(N.Where);
+  for (const SourcePoint &P : Places) {
+    const CallExpr *Call = callAt(P);
+    if (!Call || nameOf(Call->getDirectCallee()) != "from_blob")
+      continue;
+    if (std::string Why = wrap(Call, FromBlob, F, Wraps); !Why.empty())
+      return Why;
+    Validators.push_back(FromBlob.str());
+    return "";
+  }
+  return "no from_blob call at the finding or its notes";
+}
+
+std::string SiteFinder::parameters(const StaticFinding &F, std::vector<Wrap> &Wraps,
+                                   std::vector<std::string> &Validators) {
+  auto It = Nodes.find({F.Where.Line, F.Where.Column});
+  for (const Expr *E : It == Nodes.end() ? std::vector<const Expr *>() : It->second) {
+    llvm::ArrayRef<const Expr *> Args;
+    if (const auto *Construct = llvm::dyn_cast<CXXConstructExpr>(E))
+      Args = llvm::ArrayRef(Construct->getArgs(), Construct->getNumArgs());
+    else if (const auto *Call = llvm::dyn_cast<CallExpr>(E))
+      Args = llvm::ArrayRef(Call->getArgs(), Call->getNumArgs());
+    for (const Expr *Arg : Args) {
+      const Expr *W = written(Arg);
+      if (llvm::isa<InitListExpr, CXXStdInitializerListExpr>(W->IgnoreImplicit()) ||
+          !isParameterList(W->getType()))
+        continue;
+      if (const auto *List = llvm::dyn_cast<CXXConstructExpr>(W); List && List->isListInitialization())
+        continue;
+      if (std::string Why = wrap(W, Parameters, F, Wraps); !Why.empty())
+        return Why;
+      Validators.push_back(Parameters.str());
+      return "";
+    }
+  }
+  return "the finding is not at a call that takes a parameter list (a holder copy, a fill "
+         "or an assignment is found statically only)";
+}
+
+std::string SiteFinder::worker(const StaticFinding &F, std::vector<Wrap> &Wraps,
+                               std::vector<std::string> &Validators) {
+  // A DataLoader example written in place: validated as a view write.
+  if (F.Message.find("writes example") != std::string::npos)
+    return viewWrite(F, Wraps, Validators);
+  Key At{F.Where.Line, F.Where.Column};
+  std::string Name;
+  const Stmt *Anchor = nullptr;
+  if (auto It = Nodes.find(At); It != Nodes.end())
+    for (const Expr *E : It->second)
+      if (const auto *Ref = llvm::dyn_cast<DeclRefExpr>(E); Ref && isTensor(Ref->getType()) &&
+                                                           isPlainName(Ref)) {
+        Name = text(Ref);
+        Anchor = Ref;
+        break;
+      }
+  if (!Anchor)
+    if (auto It = Captures.find(At); It != Captures.end())
+      for (const LambdaCapture &C : It->second->captures())
+        if (C.capturesVariable() && SM.getSpellingLineNumber(C.getLocation()) == At.first &&
+            SM.getSpellingColumnNumber(C.getLocation()) == At.second &&
+            isTensor(C.getCapturedVar()->getType())) {
+          Name = C.getCapturedVar()->getName().str();
+          Anchor = It->second;
+        }
+  if (!Anchor)
+    return "the shared value is not a tensor named at the spawn (the guard fingerprints "
+           "tensors)";
+  const Stmt *Spawn = statementInBlock(Anchor);
+  if (!Spawn || !Spawn->getBeginLoc().isFileID() || !SM.isWrittenInMainFile(Spawn->getBeginLoc()))
+    return "the spawn is not a statement of a block";
+  unsigned Offset = SM.getFileOffset(Spawn->getBeginLoc());
+  std::string Guard = llvm::formatv("torchalias_guard_{0}_{1}", At.first, At.second).str();
+  Wraps.push_back({Offset, Offset,
+                   (Worker + "(\"" + F.Id + "\", " + Guard + ", " + Name + "); ").str(),
+                   /*Statement=*/true});
+  Validators.push_back(Worker.str());
+  return "";
+}
+
+std::string SiteFinder::instrument(const StaticFinding &F, std::vector<Wrap> &Wraps,
+                                   std::vector<std::string> &Validators) {
+  if (F.Check == "libtorch-inplace-on-view")
+    return viewWrite(F, Wraps, Validators);
+  if (F.Check == "libtorch-overlapping-inplace")
+    return overlap(F, Wraps, Validators);
+  if (F.Check == "libtorch-detached-write")
+    return detached(F, Wraps, Validators);
+  if (F.Check == "libtorch-from-blob-escape")
+    return fromBlob(F, Wraps, Validators);
+  if (F.Check == "libtorch-shared-parameter-update")
+    return parameters(F, Wraps, Validators);
+  if (F.Check == "libtorch-worker-missing-clone")
+    return worker(F, Wraps, Validators);
+  return "not a libtorch check";
+}
+
+/// Collects the expressions and lambda captures of the main file at the
+/// places the findings name.
+class NodeCollector : public RecursiveASTVisitor<NodeCollector> {
+public:
+  NodeCollector(const SourceManager &SM, const std::set<Key> &Wanted,
+                std::map<Key, std::vector<const Expr *>> &Nodes,
+                std::map<Key, const LambdaExpr *> &Captures)
+      : SM(SM), Wanted(Wanted), Nodes(Nodes), Captures(Captures) {}
+
+  bool VisitExpr(Expr *E) {
+    SourceLocation Loc = E->getExprLoc();
+    if (Loc.isMacroID())
+      Loc = SM.getExpansionLoc(Loc);
+    if (auto K = key(Loc)) {
+      if (E->getExprLoc().isMacroID())
+        InMacros.insert(*K);
+      else
+        Nodes[*K].push_back(E);
+    }
+    return true;
+  }
+  std::set<Key> InMacros;
+  bool VisitLambdaExpr(LambdaExpr *L) {
+    for (const LambdaCapture &C : L->explicit_captures())
+      if (auto K = key(C.getLocation()))
+        Captures[*K] = L;
+    return true;
+  }
+
+private:
+  std::optional<Key> key(SourceLocation Loc) const {
+    if (Loc.isInvalid() || !Loc.isFileID() || !SM.isWrittenInMainFile(Loc))
+      return std::nullopt;
+    Key K{SM.getSpellingLineNumber(Loc), SM.getSpellingColumnNumber(Loc)};
+    if (!Wanted.count(K))
+      return std::nullopt;
+    return K;
+  }
+  const SourceManager &SM;
+  const std::set<Key> &Wanted;
+  std::map<Key, std::vector<const Expr *>> &Nodes;
+  std::map<Key, const LambdaExpr *> &Captures;
+};
+
+class InstrumentConsumer : public ASTConsumer {
+public:
+  InstrumentConsumer(const std::vector<const StaticFinding *> &Findings,
+                     FileInstrumentation &Out)
+      : Findings(Findings), Out(Out) {}
+
+  void HandleTranslationUnit(ASTContext &Ctx) override {
+    const SourceManager &SM = Ctx.getSourceManager();
+    std::set<Key> Wanted;
+    for (const StaticFinding *F : Findings) {
+      Wanted.insert({F->Where.Line, F->Where.Column});
+      for (const Note &N : F->Related)
+        Wanted.insert({N.Where.Line, N.Where.Column});
+    }
+    // The parent map is built over the main file's declarations only.
+    std::vector<Decl *> Mine;
+    for (Decl *D : Ctx.getTranslationUnitDecl()->decls())
+      if (SM.isWrittenInMainFile(SM.getExpansionLoc(D->getLocation())))
+        Mine.push_back(D);
+    Ctx.setTraversalScope(Mine);
+    std::map<Key, std::vector<const Expr *>> Nodes;
+    std::map<Key, const LambdaExpr *> Captures;
+    NodeCollector Collector(SM, Wanted, Nodes, Captures);
+    for (Decl *D : Mine)
+      Collector.TraverseDecl(D);
+
+    SiteFinder Finder(Ctx, Nodes, Captures);
+    std::vector<Wrap> Wraps;
+    for (const StaticFinding *F : Findings) {
+      SiteOutcome Site;
+      Site.Finding = F;
+      Site.Skipped = Finder.instrument(*F, Wraps, Site.Validators);
+      if (!Site.Skipped.empty() && Collector.InMacros.count({F->Where.Line, F->Where.Column}))
+        Site.Skipped = "the site is inside a macro expansion";
+      Out.Sites.push_back(std::move(Site));
+    }
+    Out.Insertions = order(Wraps);
+  }
+
+private:
+  // Wraps nest like parentheses: at one offset the closings come first,
+  // innermost first, then statement prefixes, then the openings, outermost
+  // first.
+  static std::vector<Insertion> order(const std::vector<Wrap> &Wraps) {
+    struct Event {
+      unsigned Offset;
+      int Phase;
+      long long Rank;
+      size_t Seq;
+      std::string Text;
+    };
+    std::vector<Event> Events;
+    for (size_t I = 0; I < Wraps.size(); ++I) {
+      const Wrap &W = Wraps[I];
+      if (W.Statement) {
+        Events.push_back({W.Begin, 1, 0, I, W.Open});
+        continue;
+      }
+      Events.push_back({W.End, 0, -static_cast<long long>(W.Begin), Wraps.size() - I, ")"});
+      Events.push_back({W.Begin, 2, -static_cast<long long>(W.End), I, W.Open});
+    }
+    llvm::sort(Events, [](const Event &A, const Event &B) {
+      return std::tie(A.Offset, A.Phase, A.Rank, A.Seq) <
+             std::tie(B.Offset, B.Phase, B.Rank, B.Seq);
+    });
+    std::vector<Insertion> Result;
+    for (Event &E : Events)
+      Result.push_back({E.Offset, std::move(E.Text)});
+    return Result;
+  }
+
+  const std::vector<const StaticFinding *> &Findings;
+  FileInstrumentation &Out;
+};
+
+class InstrumentAction : public ASTFrontendAction {
+public:
+  InstrumentAction(const std::vector<const StaticFinding *> &Findings, FileInstrumentation &Out)
+      : Findings(Findings), Out(Out) {}
+  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &, llvm::StringRef) override {
+    return std::make_unique<InstrumentConsumer>(Findings, Out);
+  }
+
+private:
+  const std::vector<const StaticFinding *> &Findings;
+  FileInstrumentation &Out;
+};
+
+class InstrumentActionFactory : public tooling::FrontendActionFactory {
+public:
+  InstrumentActionFactory(const std::vector<const StaticFinding *> &Findings,
+                          FileInstrumentation &Out)
+      : Findings(Findings), Out(Out) {}
+  std::unique_ptr<FrontendAction> create() override {
+    return std::make_unique<InstrumentAction>(Findings, Out);
+  }
+
+private:
+  const std::vector<const StaticFinding *> &Findings;
+  FileInstrumentation &Out;
+};
+
+/// Collects the compiler's errors, so that a file that does not parse gets
+/// a one-line reason instead of a screenful.
+class FirstError : public DiagnosticConsumer {
+public:
+  void HandleDiagnostic(DiagnosticsEngine::Level Level, const Diagnostic &Info) override {
+    DiagnosticConsumer::HandleDiagnostic(Level, Info);
+    if (Level < DiagnosticsEngine::Error || !Message.empty())
+      return;
+    llvm::SmallString<128> Text;
+    Info.FormatDiagnostic(Text);
+    Message = Text.str().str();
+    if (Info.getLocation().isValid() && Info.hasSourceManager()) {
+      PresumedLoc P = Info.getSourceManager().getPresumedLoc(Info.getLocation());
+      if (P.isValid())
+        Message = llvm::formatv("{0}:{1}:{2}: {3}", P.getFilename(), P.getLine(),
+                                P.getColumn(), Message)
+                      .str();
+    }
+  }
+  std::string Message;
+};
+
+} // namespace
+
+FileInstrumentation instrumentFile(const tooling::CompilationDatabase &Database,
+                                   llvm::StringRef File,
+                                   const std::vector<const StaticFinding *> &Findings) {
+  FileInstrumentation Out;
+  Out.File = File.str();
+  tooling::ClangTool Tool(Database, {File.str()});
+  FirstError Errors;
+  Tool.setDiagnosticConsumer(&Errors);
+  InstrumentActionFactory Factory(Findings, Out);
+  int Status = Tool.run(&Factory);
+  if (Status != 0 || Errors.getNumErrors() > 0) {
+    Out.Error = Errors.Message.empty() ? "the file does not compile" : Errors.Message;
+    Out.Insertions.clear();
+    Out.Sites.clear();
+    for (const StaticFinding *F : Findings)
+      Out.Sites.push_back({F, {}, "the file does not compile: " + Out.Error});
+  }
+  return Out;
+}
+
+std::string applyInsertions(llvm::StringRef Original, std::vector<Insertion> Insertions) {
+  // Stable: insertions at one offset keep their order.
+  std::vector<size_t> Order(Insertions.size());
+  for (size_t I = 0; I < Order.size(); ++I)
+    Order[I] = I;
+  llvm::sort(Order, [&](size_t A, size_t B) {
+    return std::tie(Insertions[A].Offset, A) < std::tie(Insertions[B].Offset, B);
+  });
+  // The include and a #line that gives the next line number 1 again, so
+  // that __LINE__, diagnostics and debug information keep the original's
+  // line numbers.
+  std::string Text = "#include <torchalias/instrument.h>\n#line 1\n";
+  unsigned Done = 0;
+  for (size_t Index : Order) {
+    const Insertion &I = Insertions[Index];
+    Text += Original.slice(Done, I.Offset).str();
+    Text += I.Text;
+    Done = I.Offset;
+  }
+  Text += Original.drop_front(Done).str();
+  return Text;
+}
+
+llvm::json::Value manifest(const std::vector<FileInstrumentation> &Files, llvm::StringRef Root) {
+  llvm::json::Array Sites;
+  for (const FileInstrumentation &File : Files)
+    for (const SiteOutcome &Site : File.Sites) {
+      llvm::json::Object Entry{{"finding", Site.Finding->Id},
+                               {"check", Site.Finding->Check},
+                               {"file", relativePath(File.File, Root)},
+                               {"line", Site.Finding->Where.Line}};
+      if (Site.Skipped.empty())
+        Entry["validators"] = llvm::json::Array(Site.Validators);
+      else
+        Entry["skipped"] = Site.Skipped;
+      Sites.push_back(std::move(Entry));
+    }
+  llvm::json::Array Failed;
+  for (const FileInstrumentation &File : Files)
+    if (!File.Error.empty())
+      Failed.push_back(llvm::json::Object{{"file", relativePath(File.File, Root)},
+                                          {"error", File.Error}});
+  return llvm::json::Object{{"version", 1}, {"sites", std::move(Sites)},
+                            {"unparsed", std::move(Failed)}};
+}
+
+} // namespace torchalias::driver
