@@ -5,6 +5,8 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <memory>
 #include <vector>
 
@@ -72,15 +74,75 @@ struct xxh3_state_deleter {
   void operator()(XXH3_state_t *state) const { XXH3_freeState(state); }
 };
 
+// Note [Device fingerprinters]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// This library links only libtorch's CPU parts, so it cannot read device
+// memory itself. A library that can registers a function for its device
+// type: runtime_cuda registers one for CUDA when it is loaded (see
+// cuda/tensor_fingerprint.cpp). The table is an array of atomic function
+// pointers, constant-initialised, so registering from another library's
+// static initialiser needs no ordering between the two, and a lookup is one
+// load. A device fingerprint need not be XXH3 (CUDA's is not); fingerprints
+// are compared only between two takes of one tensor, so it must only be
+// the same function both times.
+using fingerprinter_table =
+    std::array<std::atomic<device_fingerprinter>,
+               static_cast<std::size_t>(c10::COMPILE_TIME_MAX_DEVICE_TYPES)>;
+fingerprinter_table device_fingerprinters{};
+
+device_fingerprinter fingerprinter_for(c10::DeviceType type) {
+  const auto index = static_cast<std::size_t>(type);
+  if (index >= device_fingerprinters.size())
+    return nullptr;
+  return device_fingerprinters[index].load(std::memory_order_acquire);
+}
+
+std::uint64_t fingerprint_cpu(const at::Tensor &tensor);
+
 } // namespace
+
+device_fingerprinter register_device_fingerprinter(c10::DeviceType type,
+                                                   device_fingerprinter fn) {
+  const auto index = static_cast<std::size_t>(type);
+  TORCHALIAS_CHECK(type != c10::DeviceType::CPU,
+                   "register_device_fingerprinter(): the CPU fingerprint is "
+                   "built in and cannot be replaced");
+  TORCHALIAS_CHECK(index < device_fingerprinters.size(),
+                   "register_device_fingerprinter(): device type ",
+                   static_cast<int>(index), " is out of range");
+  return device_fingerprinters[index].exchange(fn, std::memory_order_acq_rel);
+}
+
+bool can_fingerprint(const at::Tensor &tensor) {
+  if (!tensor.defined())
+    return true;
+  if (tensor.layout() != at::kStrided)
+    return false;
+  return tensor.device().is_cpu() || tensor.numel() == 0 ||
+         fingerprinter_for(tensor.device().type()) != nullptr;
+}
 
 std::uint64_t fingerprint(const at::Tensor &tensor) {
   if (!tensor.defined() || tensor.numel() == 0)
     return fingerprint_bytes(nullptr, 0);
-  TORCHALIAS_CHECK(tensor.device().is_cpu() && tensor.layout() == at::kStrided,
-                   "fingerprint() needs a strided CPU tensor, got one on ",
-                   tensor.device(), " with layout ", tensor.layout(),
-                   "; for CUDA memory use torchalias/cuda/fingerprint.h");
+  TORCHALIAS_CHECK(tensor.layout() == at::kStrided,
+                   "fingerprint() needs a strided tensor, got layout ",
+                   tensor.layout(), " on ", tensor.device());
+  if (tensor.device().is_cpu())
+    return fingerprint_cpu(tensor);
+  const device_fingerprinter device_fn =
+      fingerprinter_for(tensor.device().type());
+  TORCHALIAS_CHECK(device_fn != nullptr, "fingerprint(): no fingerprinter is "
+                   "registered for ", tensor.device().type(),
+                   " tensors; for CUDA link TorchAlias::runtime_cuda (built "
+                   "with a CUDA libtorch) or call "
+                   "register_device_fingerprinter()");
+  return device_fn(tensor);
+}
+
+namespace {
+
+std::uint64_t fingerprint_cpu(const at::Tensor &tensor) {
   const auto *base = static_cast<const char *>(tensor.data_ptr());
   std::vector<memory_dim> walk = memory_walk(tensor);
   const std::int64_t item = tensor.element_size();
@@ -100,4 +162,5 @@ std::uint64_t fingerprint(const at::Tensor &tensor) {
   return XXH3_64bits_digest(state.get());
 }
 
+} // namespace
 } // namespace torchalias

@@ -131,7 +131,34 @@ std::uintptr_t storage_key(const span_entry &entry) {
   return reinterpret_cast<std::uintptr_t>(entry.span.storage);
 }
 
+// Whether two spans of different storages cover one address range: only
+// real addresses on one device can be compared (a meta tensor has none).
+bool same_memory_space(const at::Tensor &a, const byte_span &span_a,
+                       const at::Tensor &b, const byte_span &span_b) {
+  return span_a.begin != 0 && span_b.begin != 0 && a.device() == b.device();
+}
+
 } // namespace
+
+c10::optional<overlap_kind> memory_overlap(const at::Tensor &a,
+                                           const at::Tensor &b,
+                                           bool across_storages) {
+  const byte_span span_a = span_of(a), span_b = span_of(b);
+  if (span_a.storage == nullptr || span_b.storage == nullptr)
+    return c10::nullopt;
+  if (span_a.storage != span_b.storage &&
+      !(across_storages && same_memory_space(a, span_a, b, span_b)))
+    return c10::nullopt;
+  span_entry first{span_a, 0, &a}, second{span_b, 1, &b};
+  if (second.span.begin < first.span.begin)
+    std::swap(first, second);
+  if (first.span.end <= second.span.begin) {
+    if (span_a.storage != span_b.storage)
+      return c10::nullopt; // apart, and in different storages: unrelated
+    return overlap_kind::disjoint_views;
+  }
+  return classify_meeting(first, second);
+}
 
 std::vector<tensor_overlap> find_overlaps(at::TensorList tensors,
                                           overlap_options options) {

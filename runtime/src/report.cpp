@@ -17,6 +17,10 @@ namespace torchalias {
 namespace {
 
 constexpr const char *accepted_modes = "off, log, warn, abort";
+constexpr const char *accepted_record_policies = "first, all";
+// The low bits of site_location::written, one per verdict; see
+// Note [One record per verdict].
+constexpr std::uint32_t verdict_bits = 3;
 
 // Note [Atomic appends]
 // ~~~~~~~~~~~~~~~~~~~~~
@@ -55,6 +59,7 @@ void write_stderr(std::string text) {
 struct report_state {
   report_config config;
   std::unique_ptr<report_writer> writer;
+  std::uint32_t generation = 0; // see Note [One record per verdict]
 };
 
 std::atomic<const report_state *> current_state{nullptr};
@@ -104,8 +109,12 @@ void print_summary_at_exit() {
 
 // Caller holds configure_mutex.
 void publish(const report_config &config) {
+  static std::uint32_t generations = 0;
   auto state = std::make_unique<report_state>();
   state->config = config;
+  // Generations wrap within the bits `written` has for them.
+  generations = (generations + 1) & (~std::uint32_t{0} >> verdict_bits);
+  state->generation = generations;
   if (!config.report_path.empty() && config.mode != mode::off)
     state->writer = std::make_unique<report_writer>(config.report_path);
   static bool summary_registered = false;
@@ -134,6 +143,43 @@ long current_thread_id() {
   return id;
 }
 
+// Note [One record per verdict]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// A flagged site in a training loop is validated millions of times, and its
+// verdict rarely changes. Under record_policy::first (the default) a site
+// writes a record the first time it reaches each verdict, so at most three,
+// and only counts the validations after that. Which verdicts a site has
+// written lives in the site itself, `site_location::written`: the bit
+// `1 << verdict` for each, above them the generation of the configuration
+// they were written under. A new configure() (a new report file, say) is a
+// new generation, so the sites write their first records again, into it.
+// Testing whether a record is wanted is one relaxed load of `written`,
+// compared with the state's generation: no lookup and no lock. Claiming it
+// is a compare-and-swap, so of several threads reaching a new verdict at
+// once exactly one writes the record. Nothing orders the record with other
+// memory, so relaxed is enough.
+
+std::uint32_t verdict_bit(verdict outcome) {
+  return std::uint32_t{1} << static_cast<unsigned>(outcome);
+}
+
+// True when this call is the one to write the (site, verdict) record. The
+// first load is the whole cost once the record exists.
+bool claim_first_record(site_location &site, verdict outcome,
+                        std::uint32_t generation) {
+  const std::uint32_t bit = verdict_bit(outcome);
+  std::uint32_t seen = site.written.load(std::memory_order_relaxed);
+  for (;;) {
+    const bool current = (seen >> verdict_bits) == generation;
+    if (current && (seen & bit) != 0)
+      return false;
+    const std::uint32_t kept = current ? seen : generation << verdict_bits;
+    if (site.written.compare_exchange_weak(seen, kept | bit,
+                                           std::memory_order_relaxed))
+      return true;
+  }
+}
+
 std::string render_record(const site_location &site, verdict outcome,
                           const facts &details, std::uint64_t sequence) {
   const std::string line_text = std::to_string(site.line);
@@ -145,6 +191,8 @@ std::string render_record(const site_location &site, verdict outcome,
   line += ",\"file\":" + json_quote(site.file);
   line += ",\"line\":" + line_text;
   line += ",\"check\":" + json_quote(site.check);
+  if (site.finding != nullptr)
+    line += ",\"finding\":" + json_quote(site.finding);
   line += ",\"verdict\":\"";
   line += to_string(outcome);
   line += "\",\"facts\":" + details.to_json();
@@ -182,6 +230,26 @@ const char *to_string(verdict value) {
   return "?";
 }
 
+const char *to_string(record_policy value) {
+  switch (value) {
+  case record_policy::first:
+    return "first";
+  case record_policy::all:
+    return "all";
+  }
+  return "?";
+}
+
+record_policy parse_record_policy(std::string_view value) {
+  for (record_policy candidate : {record_policy::first, record_policy::all}) {
+    if (value == to_string(candidate))
+      return candidate;
+  }
+  throw config_error("torchalias: TORCHALIAS_RECORDS='" + std::string(value) +
+                     "' is not a valid record policy; accepted values: " +
+                     accepted_record_policies);
+}
+
 mode parse_mode(std::string_view value) {
   for (mode candidate : {mode::off, mode::log, mode::warn, mode::abort}) {
     if (value == to_string(candidate))
@@ -204,6 +272,8 @@ report_config config_from_environment() {
           "or leave it unset to write no report");
     config.report_path = path;
   }
+  if (const char *records = std::getenv("TORCHALIAS_RECORDS"))
+    config.records = parse_record_policy(records);
   return config;
 }
 
@@ -270,24 +340,38 @@ report_stats current_stats() {
   return {checks_seen.load(), sites_seen.load(), confirmed_seen.load()};
 }
 
-void report(site_location &site, verdict outcome, const facts &details) {
+bool count_validation(site_location &site, verdict outcome) {
   const report_state &state = state_for_use();
   if (state.config.mode == mode::off)
-    return;
+    return false;
   checks_seen.fetch_add(1, std::memory_order_relaxed);
-  if (!site.seen.exchange(true, std::memory_order_relaxed))
+  if (!site.seen.load(std::memory_order_relaxed) &&
+      !site.seen.exchange(true, std::memory_order_relaxed))
     sites_seen.fetch_add(1, std::memory_order_relaxed);
   const bool confirmed = outcome == verdict::confirmed;
   if (confirmed)
     confirmed_seen.fetch_add(1, std::memory_order_relaxed);
+  const bool printed = confirmed && state.config.mode != mode::log;
+  if (!state.writer && !printed)
+    return false;
+  return state.config.records == record_policy::all ||
+         claim_first_record(site, outcome, state.generation);
+}
 
+void write_record(site_location &site, verdict outcome, const facts &details) {
+  const report_state &state = state_for_use();
+  if (state.config.mode == mode::off)
+    return;
   const std::uint64_t sequence = next_sequence++;
   if (state.writer)
     append_record(*state.writer, render_record(site, outcome, details, sequence));
-  if (!confirmed || state.config.mode == mode::log)
+  if (outcome != verdict::confirmed || state.config.mode == mode::log)
     return;
-  write_stderr("torchalias: confirmed aliasing at " + std::string(site.file) +
-               ":" + std::to_string(site.line) + " [" + site.check +
+  std::string where = std::string(site.file) + ":" +
+                      std::to_string(site.line) + " [" + site.check;
+  if (site.finding != nullptr)
+    where += std::string(", finding ") + site.finding;
+  write_stderr("torchalias: confirmed aliasing at " + where +
                "]: " + details.to_json() + "\n");
   if (state.config.mode == mode::abort) {
     // See Note [Aborting with writers in flight].
@@ -297,6 +381,11 @@ void report(site_location &site, verdict outcome, const facts &details) {
     write_stderr("torchalias: aborting (TORCHALIAS_MODE=abort)\n");
     std::abort();
   }
+}
+
+void report(site_location &site, verdict outcome, const facts &details) {
+  if (count_validation(site, outcome))
+    write_record(site, outcome, details);
 }
 
 report_writer::report_writer(const std::string &path) : path_(path) {

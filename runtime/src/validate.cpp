@@ -86,46 +86,99 @@ std::vector<std::string> split_argument_names(const char *names,
 // It is clean when the target is a view but nothing else can observe the
 // write, and not-applicable when the target is no view and shares nothing
 // (a may-alias operation such as reshape() returned a copy).
+namespace {
+
+// Each fact the verdict rests on, each a handful of nanoseconds. With
+// `stop_when_confirmed` the observation ends at the first fact that
+// confirms, leaving the rest at their defaults: judge_view_write() gives
+// the same verdict either way. See Note [Verdict before facts].
+struct view_write_observation {
+  bool is_view = false;
+  bool base_alive_elsewhere = false;
+  std::int64_t other_users = 0;
+  at::MemOverlap overlap = at::MemOverlap::No;
+  bool grad_mode = false;
+  bool view_of_grad_leaf = false;
+};
+
+view_write_observation observe_view_write(const at::Tensor &target,
+                                          bool stop_when_confirmed) {
+  view_write_observation seen;
+  seen.is_view = target.is_view();
+  const at::TensorBase *base = seen.is_view ? &target._base() : nullptr;
+  seen.base_alive_elsewhere = base != nullptr && base->use_count() > 1;
+  const bool base_held_only_by_view =
+      base != nullptr && !seen.base_alive_elsewhere;
+  const auto storage_users =
+      static_cast<std::int64_t>(target.storage().use_count());
+  seen.other_users = storage_users - 1 - (base_held_only_by_view ? 1 : 0);
+  if (stop_when_confirmed && seen.other_users > 0)
+    return seen;
+  seen.overlap = at::has_internal_overlap(target);
+  if (stop_when_confirmed && seen.overlap == at::MemOverlap::Yes)
+    return seen;
+  seen.view_of_grad_leaf =
+      base != nullptr && base->is_leaf() && base->requires_grad();
+  seen.grad_mode = at::GradMode::is_enabled();
+  return seen;
+}
+
+verdict judge_view_write(const view_write_observation &seen) {
+  const bool confirmed = seen.overlap == at::MemOverlap::Yes ||
+                         (seen.view_of_grad_leaf && seen.grad_mode) ||
+                         seen.other_users > 0;
+  if (confirmed)
+    return verdict::confirmed;
+  return seen.is_view ? verdict::clean : verdict::not_applicable;
+}
+
+// Note [Verdict before facts]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// A validated site runs before every flagged write, so its cost when no
+// record is written is what matters (docs/benchmarks.md). The verdict reads
+// a few cached fields of the TensorImpl and stops at the first fact that
+// confirms; the facts need every field, strings, the sizes and strides as
+// JSON, and allocations, twenty times as much. So a validator computes the
+// verdict, asks count_validation() whether a record is wanted, and only
+// then renders the facts, from a second, complete observation; check_*()
+// functions, which return both, always render. Both judge with the same
+// function, so they give the same verdict. The facts are taken a moment
+// after the verdict: another thread dropping a handle in between could
+// make them differ from what the verdict saw.
+verdict view_write_verdict(const at::Tensor &target) {
+  if (!target.defined() || !target.has_storage())
+    return verdict::not_applicable;
+  return judge_view_write(
+      observe_view_write(target, /*stop_when_confirmed=*/true));
+}
+
+} // namespace
+
 validation_result check_inplace_on_view(const at::Tensor &target) {
   facts details;
   if (!target.defined() || !target.has_storage()) {
     details.add("defined", target.defined());
     return {verdict::not_applicable, std::move(details)};
   }
-  const bool is_view = target.is_view();
-  const bool base_alive_elsewhere = is_view && target._base().use_count() > 1;
-  const bool base_held_only_by_view = is_view && !base_alive_elsewhere;
-  const auto storage_users =
-      static_cast<std::int64_t>(target.storage().use_count());
-  const std::int64_t other_users =
-      storage_users - 1 - (base_held_only_by_view ? 1 : 0);
-  const at::MemOverlap overlap = at::has_internal_overlap(target);
-  const bool grad_mode = at::GradMode::is_enabled();
-  const bool view_of_grad_leaf = is_view && target._base().is_leaf() &&
-                                 target._base().requires_grad();
-
-  details.add("is_view", is_view)
-      .add("base_alive_elsewhere", base_alive_elsewhere)
-      .add("other_tensors_on_storage", other_users)
-      .add("internal_overlap", to_string(overlap))
-      .add("view_of_leaf_requiring_grad", view_of_grad_leaf)
-      .add("grad_mode", grad_mode)
+  const view_write_observation seen =
+      observe_view_write(target, /*stop_when_confirmed=*/false);
+  details.add("is_view", seen.is_view)
+      .add("base_alive_elsewhere", seen.base_alive_elsewhere)
+      .add("other_tensors_on_storage", seen.other_users)
+      .add("internal_overlap", to_string(seen.overlap))
+      .add("view_of_leaf_requiring_grad", seen.view_of_grad_leaf)
+      .add("grad_mode", seen.grad_mode)
       .add_json("sizes", json_int_array(target.sizes()))
       .add_json("strides", json_int_array(target.strides()));
-
-  const bool confirmed = overlap == at::MemOverlap::Yes ||
-                         (view_of_grad_leaf && grad_mode) || other_users > 0;
-  if (confirmed)
-    return {verdict::confirmed, std::move(details)};
-  return {is_view ? verdict::clean : verdict::not_applicable,
-          std::move(details)};
+  return {judge_view_write(seen), std::move(details)};
 }
 
 verdict validate_inplace_on_view(const at::Tensor &target,
                                  site_location &site) {
-  validation_result result = check_inplace_on_view(target);
-  report(site, result.verdict, result.facts);
-  return result.verdict;
+  const verdict outcome = view_write_verdict(target);
+  if (count_validation(site, outcome))
+    write_record(site, outcome, check_inplace_on_view(target).facts);
+  return outcome;
 }
 
 validation_result check_parameters(const torch::nn::Module &module) {
@@ -156,8 +209,11 @@ verdict validate_parameters(const torch::nn::Module &module,
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~
 // The guard cannot see who writes an input, only that its bytes differ
 // between spawn and join. A write that restores the old bytes goes unseen,
-// and so does a race that happens to leave the same values. Inputs that are
-// not strided CPU tensors cannot be fingerprinted here; they are listed with
+// and so does a race that happens to leave the same values. CPU inputs are
+// hashed here; inputs on another device by the fingerprinter registered for
+// its device type (Note [Device fingerprinters] in fingerprint.cpp: CUDA's
+// comes with runtime_cuda). Inputs that cannot be fingerprinted (not
+// strided, or a device without a fingerprinter) are listed with
 // "fingerprinted": false and do not decide the verdict.
 worker_guard::worker_guard(site_location &site, std::vector<at::Tensor> inputs,
                            const char *names)
@@ -167,8 +223,7 @@ worker_guard::worker_guard(site_location &site, std::vector<at::Tensor> inputs,
   if (!active_)
     return;
   for (const at::Tensor &input : inputs_) {
-    const bool can_hash = input.defined() && input.device().is_cpu() &&
-                          input.layout() == at::kStrided;
+    const bool can_hash = input.defined() && can_fingerprint(input);
     fingerprinted_.push_back(can_hash);
     before_.push_back(can_hash ? fingerprint(input) : 0);
   }
@@ -191,7 +246,10 @@ validation_result worker_guard::check() const {
   std::int64_t changed_count = 0, checked = 0;
   for (std::size_t i = 0; i < inputs_.size() && active_; ++i) {
     facts input;
-    input.add("name", names_[i]).add("fingerprinted", bool(fingerprinted_[i]));
+    input.add("name", names_[i]);
+    if (inputs_[i].defined())
+      input.add("device", inputs_[i].device().str());
+    input.add("fingerprinted", bool(fingerprinted_[i]));
     if (fingerprinted_[i]) {
       const std::uint64_t after = fingerprint(inputs_[i]);
       input.add("changed", after != before_[i])

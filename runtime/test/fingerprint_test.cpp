@@ -1,4 +1,6 @@
 // CPU fingerprints: XXH3 over exactly the tensor's own bytes.
+#include "fake_device.h"
+
 #include "torchalias/error.h"
 #include "torchalias/fingerprint.h"
 
@@ -63,9 +65,54 @@ TEST(Fingerprint, EmptyAndUndefinedHashZeroBytes) {
 }
 
 TEST(Fingerprint, RejectsNonCpuAndNonStridedTensors) {
+  EXPECT_FALSE(can_fingerprint(torch::empty({4}, torch::kMeta)));
   EXPECT_THROW(fingerprint(torch::empty({4}, torch::kMeta)), error);
   auto sparse = torch::eye(3).to_sparse();
+  EXPECT_FALSE(can_fingerprint(sparse));
   EXPECT_THROW(fingerprint(sparse), error);
+  EXPECT_TRUE(can_fingerprint(torch::ones({2})));
+}
+
+TEST(DeviceFingerprinter, DispatchesNonCpuTensorsToTheRegisteredOne) {
+  auto meta = torch::empty({4}, torch::kMeta);
+  {
+    test::scoped_device_fingerprinter fake(c10::DeviceType::Meta,
+                                           test::fake_meta_fingerprint);
+    EXPECT_TRUE(can_fingerprint(meta));
+    const int before = test::fake_fingerprints_taken.load();
+    const std::uint64_t first = fingerprint(meta);
+    EXPECT_EQ(test::fake_fingerprints_taken.load(), before + 1);
+    EXPECT_EQ(fingerprint(meta), first);
+    meta.add_(1); // bumps the version counter, which the fake hashes
+    EXPECT_NE(fingerprint(meta), first);
+    // Empty tensors never reach a fingerprinter.
+    EXPECT_EQ(fingerprint(torch::empty({0}, torch::kMeta)),
+              XXH3_64bits(nullptr, 0));
+    // The CPU keeps its own fingerprint.
+    auto cpu = torch::randn({8});
+    EXPECT_EQ(fingerprint(cpu), xxh3_of_dense(cpu));
+  }
+  EXPECT_FALSE(can_fingerprint(meta)) << "unregistered again";
+  EXPECT_THROW(fingerprint(meta), error);
+}
+
+TEST(DeviceFingerprinter, RegistrationReturnsThePreviousOne) {
+  EXPECT_EQ(register_device_fingerprinter(c10::DeviceType::Meta,
+                                          test::fake_meta_fingerprint),
+            nullptr);
+  EXPECT_EQ(register_device_fingerprinter(c10::DeviceType::Meta, nullptr),
+            test::fake_meta_fingerprint);
+}
+
+TEST(DeviceFingerprinter, TheCpuCannotBeReplaced) {
+  EXPECT_THROW(register_device_fingerprinter(c10::DeviceType::CPU,
+                                             test::fake_meta_fingerprint),
+               error);
+  EXPECT_THROW(register_device_fingerprinter(
+                   static_cast<c10::DeviceType>(
+                       c10::COMPILE_TIME_MAX_DEVICE_TYPES),
+                   test::fake_meta_fingerprint),
+               error);
 }
 
 } // namespace

@@ -48,13 +48,44 @@ TEST(ParseMode, RejectsOthersNamingVariableAndValues) {
   }
 }
 
+TEST(ParseRecordPolicy, AcceptsFirstAndAll) {
+  EXPECT_EQ(parse_record_policy("first"), record_policy::first);
+  EXPECT_EQ(parse_record_policy("all"), record_policy::all);
+}
+
+TEST(ParseRecordPolicy, RejectsOthersNamingVariableAndValues) {
+  for (const char *bad : {"", "ALL", "every", "first "}) {
+    try {
+      parse_record_policy(bad);
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const config_error &e) {
+      const std::string message = e.what();
+      EXPECT_NE(message.find("TORCHALIAS_RECORDS='" + std::string(bad) + "'"),
+                std::string::npos)
+          << message;
+      EXPECT_NE(message.find("accepted values: first, all"), std::string::npos)
+          << message;
+    }
+  }
+}
+
 class Environment : public ::testing::Test {
 protected:
   void TearDown() override {
     ::unsetenv("TORCHALIAS_MODE");
     ::unsetenv("TORCHALIAS_REPORT");
+    ::unsetenv("TORCHALIAS_RECORDS");
   }
 };
+
+TEST_F(Environment, RecordsDefaultToFirstAndReadAll) {
+  ::unsetenv("TORCHALIAS_RECORDS");
+  EXPECT_EQ(config_from_environment().records, record_policy::first);
+  ::setenv("TORCHALIAS_RECORDS", "all", 1);
+  EXPECT_EQ(config_from_environment().records, record_policy::all);
+  ::setenv("TORCHALIAS_RECORDS", "some", 1);
+  EXPECT_THROW(config_from_environment(), config_error);
+}
 
 TEST_F(Environment, DefaultsToLogWithoutReport) {
   ::unsetenv("TORCHALIAS_MODE");
@@ -148,6 +179,121 @@ TEST(Report, RecordHasTheDocumentedFields) {
   EXPECT_TRUE(r["seq"].is_number_unsigned());
 }
 
+TEST(Report, RecordCarriesTheFindingWhenTheSiteHasOne) {
+  const std::string path = report_to_scratch(mode::log);
+  site_location with_finding{__FILE__, __LINE__, "unit-check",
+                             "9f86d081884c7d65"};
+  site_location hand_written{__FILE__, __LINE__, "unit-check"};
+  report(with_finding, verdict::clean, facts());
+  report(hand_written, verdict::clean, facts());
+  const auto records = read_records(path);
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[0]["finding"], "9f86d081884c7d65");
+  EXPECT_FALSE(records[1].contains("finding")) << records[1];
+}
+
+// Under the default policy a site writes its first record of each verdict;
+// the later validations are counted. Local sites: fresh on every run.
+TEST(Report, FirstPolicyWritesOneRecordPerSiteAndVerdict) {
+  const std::string path = report_to_scratch(mode::log);
+  site_location first{__FILE__, __LINE__, "first"};
+  site_location second{__FILE__, __LINE__, "second"};
+  const report_stats before = current_stats();
+  for (int i = 0; i < 5; ++i) {
+    report(first, verdict::clean, numbered(0, i));
+    report(first, verdict::confirmed, numbered(1, i));
+    report(second, verdict::clean, numbered(2, i));
+  }
+  EXPECT_EQ(current_stats().checks - before.checks, 15u);
+  EXPECT_EQ(current_stats().confirmed - before.confirmed, 5u);
+  const auto records = read_records(path);
+  ASSERT_EQ(records.size(), 3u);
+  for (const auto &r : records)
+    EXPECT_EQ(r["facts"]["i"], 0) << "not the first validation: " << r;
+  EXPECT_EQ(records[0]["verdict"], "clean");
+  EXPECT_EQ(records[1]["verdict"], "confirmed");
+  EXPECT_EQ(records[2]["check"], "second");
+}
+
+TEST(Report, AllPolicyWritesEveryValidation) {
+  const std::string path = test::scratch_path("all.jsonl");
+  configure({mode::log, path, record_policy::all});
+  site_location site{__FILE__, __LINE__, "all"};
+  for (int i = 0; i < 5; ++i)
+    report(site, verdict::clean, numbered(0, i));
+  EXPECT_EQ(read_records(path).size(), 5u);
+}
+
+// A new configuration (a new report file) gets the first records again.
+TEST(Report, FirstPolicyStartsAgainAfterConfigure) {
+  const std::string one = report_to_scratch(mode::log, "one.jsonl");
+  site_location site{__FILE__, __LINE__, "again"};
+  report(site, verdict::clean, facts());
+  report(site, verdict::clean, facts());
+  const std::string two = report_to_scratch(mode::log, "two.jsonl");
+  report(site, verdict::clean, facts());
+  report(site, verdict::clean, facts());
+  EXPECT_EQ(read_records(one).size(), 1u);
+  EXPECT_EQ(read_records(two).size(), 1u);
+}
+
+TEST(Report, NoRecordIsWantedWithoutAFileInLogMode) {
+  configure({mode::log, ""});
+  site_location site{__FILE__, __LINE__, "unwanted"};
+  const report_stats before = current_stats();
+  EXPECT_FALSE(count_validation(site, verdict::confirmed));
+  EXPECT_FALSE(count_validation(site, verdict::clean));
+  EXPECT_EQ(current_stats().checks - before.checks, 2u);
+  EXPECT_EQ(site.written.load(), 0u) << "nothing was written, nothing claimed";
+  configure({mode::warn, ""});
+  EXPECT_TRUE(count_validation(site, verdict::confirmed)) << "warn prints it";
+  EXPECT_FALSE(count_validation(site, verdict::clean));
+  EXPECT_FALSE(count_validation(site, verdict::confirmed)) << "printed once";
+  configure({mode::off, ""});
+  EXPECT_FALSE(count_validation(site, verdict::confirmed));
+}
+
+TEST(Report, FirstPolicyPrintsAConfirmedSiteOnce) {
+  report_to_scratch(mode::warn);
+  ::testing::internal::CaptureStderr();
+  for (int i = 0; i < 3; ++i)
+    report(TORCHALIAS_SITE("loud-once"), verdict::confirmed, facts());
+  const std::string printed = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(printed.find("[loud-once]"), std::string::npos) << printed;
+  EXPECT_EQ(printed.find("[loud-once]"), printed.rfind("[loud-once]"))
+      << printed;
+}
+
+// The default policy under contention: exactly one record per (site,
+// verdict), however many threads reach it at once.
+TEST(Report, FirstPolicyUnderSixteenThreadsWritesOnePerSiteAndVerdict) {
+  const std::string path = report_to_scratch(mode::log);
+  site_location sites[2] = {{__FILE__, __LINE__, "busy-a"},
+                            {__FILE__, __LINE__, "busy-b"}};
+  constexpr int threads = 16, per_thread = 10000;
+  const report_stats before = current_stats();
+  std::vector<std::thread> writers;
+  for (int t = 0; t < threads; ++t) {
+    writers.emplace_back([t, &sites] {
+      for (int i = 0; i < per_thread; ++i)
+        report(sites[i % 2], static_cast<verdict>((i / 2 + t) % 3),
+               numbered(t, i));
+    });
+  }
+  for (std::thread &writer : writers)
+    writer.join();
+  EXPECT_EQ(current_stats().checks - before.checks,
+            std::uint64_t(threads) * per_thread);
+  std::size_t bad = 0;
+  const auto records = read_records(path, &bad);
+  EXPECT_EQ(bad, 0u);
+  ASSERT_EQ(records.size(), 6u);
+  std::set<std::pair<std::string, std::string>> seen;
+  for (const auto &r : records)
+    seen.emplace(r["check"].get<std::string>(), r["verdict"].get<std::string>());
+  EXPECT_EQ(seen.size(), 6u) << "a (site, verdict) record came twice";
+}
+
 TEST(Report, CountsChecksSitesAndConfirmed) {
   report_to_scratch(mode::log);
   // Local sites, unlike TORCHALIAS_SITE's statics, are unseen on every run
@@ -217,7 +363,8 @@ TEST(ReportDeathTest, WarnPrintsSummaryAtExit) {
 
 // Note [Atomic appends] in report.cpp is what this test holds to.
 TEST(Report, SixteenThreadsLoseAndInterleaveNothing) {
-  const std::string path = report_to_scratch(mode::log);
+  const std::string path = test::scratch_path("stress.jsonl");
+  configure({mode::log, path, record_policy::all});
   constexpr int threads = 16, per_thread = 10000;
   std::vector<std::thread> writers;
   for (int t = 0; t < threads; ++t) {
@@ -253,7 +400,7 @@ TEST(ReportDeathTest, AbortKeepsEveryEarlierRecord) {
   constexpr int threads = 8, per_thread = 2000;
   EXPECT_DEATH(
       {
-        configure({mode::abort, path});
+        configure({mode::abort, path, record_policy::all});
         std::vector<std::thread> writers;
         for (int t = 0; t < threads; ++t)
           writers.emplace_back([t] {
@@ -281,7 +428,7 @@ TEST(ReportDeathTest, AbortDuringWritesLeavesOnlyWholeLines) {
   const std::string path = test::scratch_path("abort-busy.jsonl");
   EXPECT_DEATH(
       {
-        configure({mode::abort, path});
+        configure({mode::abort, path, record_policy::all});
         const std::uint64_t start = current_stats().checks;
         for (int t = 0; t < 4; ++t)
           std::thread([t] {

@@ -1,6 +1,7 @@
 // torchalias/overlap.h: which tensors in a set alias each other, and how.
 //
 //   find_overlaps(tensors)  every aliasing pair, classified by overlap_kind
+//   memory_overlap(a, b)    the same answer for one pair, in constant time
 //   byte_span(t)            the bytes of its storage that a tensor can reach
 //
 // The answer comes from storage identity and byte ranges alone, in
@@ -11,6 +12,7 @@
 
 #include <ATen/core/Tensor.h>
 #include <c10/util/ArrayRef.h>
+#include <c10/util/Optional.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -51,5 +53,13 @@ struct overlap_options {
 // Pairs come sorted by (first, second).
 std::vector<tensor_overlap> find_overlaps(at::TensorList tensors,
                                           overlap_options options = {});
+
+// How `a` and `b` share memory: the kind find_overlaps({a, b}) reports for
+// the pair, disjoint_views included, or nullopt when it reports none. With
+// `across_storages`, two storages over one address range of one device
+// (two from_blob() calls on one buffer) count as one storage too.
+c10::optional<overlap_kind> memory_overlap(const at::Tensor &a,
+                                           const at::Tensor &b,
+                                           bool across_storages = false);
 
 } // namespace torchalias

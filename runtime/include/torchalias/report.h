@@ -2,15 +2,19 @@
 //
 //   torchalias::mode         off | log | warn | abort (TORCHALIAS_MODE)
 //   torchalias::verdict      confirmed | clean | not-applicable
+//   torchalias::record_policy  first | all (TORCHALIAS_RECORDS)
 //   torchalias::site_location / TORCHALIAS_SITE(check)
 //                            a static descriptor of one validation site
 //   torchalias::facts        the JSON object of facts behind a verdict
-//   torchalias::report(...)  the single entry point every validator uses
+//   torchalias::count_validation(site, verdict) / write_record(...)
+//                            the two halves of report(): count, and say
+//                            whether the facts are worth rendering
+//   torchalias::report(...)  both at once, for facts already rendered
 //   torchalias::report_writer  owns an O_APPEND file; one write(2) per line
 //
-// The process-wide configuration comes from TORCHALIAS_MODE and
-// TORCHALIAS_REPORT the first time it is needed, or from configure().
-// docs/runtime.md gives the record schema.
+// The process-wide configuration comes from TORCHALIAS_MODE,
+// TORCHALIAS_REPORT and TORCHALIAS_RECORDS the first time it is needed, or
+// from configure(). docs/runtime.md gives the record schema.
 #pragma once
 
 #include "torchalias/error.h"
@@ -25,20 +29,31 @@ namespace torchalias {
 
 enum class mode { off, log, warn, abort };
 enum class verdict { confirmed, clean, not_applicable };
+// Which validations of a site become records; see Note [One record per
+// verdict] in report.cpp.
+enum class record_policy {
+  first, // the first validation reaching each verdict, per site
+  all,   // every validation
+};
 
 const char *to_string(mode value);
 const char *to_string(verdict value);
+const char *to_string(record_policy value);
 
-// Throws config_error naming TORCHALIAS_MODE and the accepted values.
+// Throw config_error naming the variable (TORCHALIAS_MODE,
+// TORCHALIAS_RECORDS) and the accepted values.
 mode parse_mode(std::string_view value);
+record_policy parse_record_policy(std::string_view value);
 
 struct report_config {
   torchalias::mode mode = mode::log;
   std::string report_path; // empty: records are counted, not written
+  record_policy records = record_policy::first;
 };
 
-// Reads TORCHALIAS_MODE (default log) and TORCHALIAS_REPORT (default
-// unset). Throws config_error for a bad value of either.
+// Reads TORCHALIAS_MODE (default log), TORCHALIAS_REPORT (default unset)
+// and TORCHALIAS_RECORDS (default first). Throws config_error for a bad
+// value of any of them.
 report_config config_from_environment();
 
 // Replaces the process-wide configuration; opens the report file first, so
@@ -49,14 +64,20 @@ report_config current_config();
 // False in mode off. Validation macros test it before doing any work.
 bool reporting_enabled();
 
-// One validation site; non-owning: `file` and `check` are string literals.
-// The TORCHALIAS_SITE macro makes it a function-local static, so `seen`
-// counts distinct sites without any lookup.
+// One validation site; non-owning: `file`, `check` and `finding` are string
+// literals. The TORCHALIAS_SITE macro (and instrument.h's macros) make it a
+// function-local static, so `seen` counts distinct sites and `written`
+// remembers which verdicts it already recorded, without any lookup.
 struct site_location {
   const char *file;
   int line;
   const char *check;
+  // The identity of the static finding this site was instrumented for (16
+  // lowercase hex digits), or null for a hand-written validation.
+  const char *finding = nullptr;
   std::atomic<bool> seen{false};
+  // See Note [One record per verdict] in report.cpp.
+  std::atomic<std::uint32_t> written{0};
 };
 
 #define TORCHALIAS_SITE(check_name)                                            \
@@ -100,9 +121,21 @@ struct report_stats {
 };
 report_stats current_stats();
 
-// Records one verdict: appends a JSON line to TORCHALIAS_REPORT (if set),
-// prints it in warn and abort modes when confirmed, and aborts in abort mode
-// once the line is written. Does nothing in mode off.
+// Counts one validation at `site` that reached `outcome` and says whether
+// its record is wanted: false in mode off, when there is neither a report
+// file nor (for a confirmed verdict in warn or abort mode) stderr to write
+// to, and, under record_policy::first, when the site already recorded this
+// verdict. True claims the record: the caller renders its facts and passes
+// them to write_record(). A false answer costs no facts at all.
+bool count_validation(site_location &site, verdict outcome);
+
+// Writes a record claimed by count_validation(): appends a JSON line to
+// TORCHALIAS_REPORT (if set), prints it in warn and abort modes when
+// confirmed, and aborts in abort mode once the line is written.
+void write_record(site_location &site, verdict outcome, const facts &details);
+
+// count_validation() and, if the record is wanted, write_record(). Does
+// nothing in mode off.
 void report(site_location &site, verdict outcome, const facts &details);
 
 // Owns a file opened with O_APPEND. See Note [Atomic appends].

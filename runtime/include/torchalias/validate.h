@@ -8,8 +8,11 @@
 //
 // Each macro records one verdict for its site (file:line:check, where the
 // check is named after the clang-tidy check that flags such sites) through
-// torchalias::report(); see report.h for what the mode then does. The
-// check_* functions compute the same verdicts without reporting them.
+// torchalias::report(); see report.h for what the mode then does, and for
+// TORCHALIAS_RECORDS, which writes one record per site and verdict by
+// default. The check_* functions compute the same verdicts, with their
+// facts, without reporting them. instrument.h has the macros that
+// `torchalias instrument` inserts, which carry the finding's identity.
 #pragma once
 
 #include "torchalias/report.h"
@@ -44,10 +47,11 @@ verdict validate_parameters(const torch::nn::ModuleHolder<Impl> &holder,
   return validate_parameters(*holder, site);
 }
 
-// Fingerprints a worker's shared CPU inputs when constructed and reports,
-// once, whether any of them changed by the time verify() runs (or the
-// destructor, if verify() was never called). The guard holds handles to the
-// inputs, so it keeps them alive. Inert in mode off.
+// Fingerprints a worker's shared inputs when constructed and reports, once,
+// whether any of them changed by the time verify() runs (or the destructor,
+// if verify() was never called). CPU inputs and inputs on a device with a
+// registered fingerprinter (fingerprint.h) are fingerprinted. The guard
+// holds handles to the inputs, so it keeps them alive. Inert in mode off.
 class worker_guard {
 public:
   // `names` is a comma-separated list, as the macro stringizes it.
