@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The README's demo command: builds torchalias, runs the libtorch checks over
 # the bundled example project (docs/examples), shows the fix-its applied to a
-# scratch copy, then shows the runtime confirming a finding.
+# scratch copy, then the run-time loop that confirms or dismisses each
+# finding (scripts/demo-instrument.sh), then the runtime's hand-written
+# validators (scripts/demo-runtime.sh).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
@@ -29,8 +31,11 @@ cp -r "$scratch/examples/src" "$scratch/original"
   -p "$scratch/examples/build" "${sources[@]}" >/dev/null 2>&1 || true
 (cd "$scratch" && diff -ru original examples/src) || true
 
-if [[ -x "$root/scripts/demo-runtime.sh" ]]; then
-  echo
-  echo "== 3. Run-time confirmation (TorchAlias::runtime, TORCHALIAS_MODE=warn)"
-  "$root/scripts/demo-runtime.sh" "$build"
-fi
+echo
+echo "== 3. Run-time verdicts: torchalias check, instrument, build, run (contiguous and"
+echo "      transposed batch), torchalias report"
+"$root/scripts/demo-instrument.sh" "$build" | sed "s|$build/||g"
+
+echo
+echo "== 4. The runtime's hand-written validators (TorchAlias::runtime, TORCHALIAS_MODE=warn)"
+"$root/scripts/demo-runtime.sh" "$build"

@@ -40,7 +40,8 @@ using namespace clang;
 //    TORCHALIAS_AT_OVERLAP_OPERAND (a member call's object is sequenced
 //    before its arguments); a free out= call or an operator, whose operands
 //    are unsequenced, passes a destination that is a plain name again with
-//    TORCHALIAS_AT_OVERLAP_OPERAND_OF;
+//    TORCHALIAS_AT_OVERLAP_OPERAND_OF; the elements of a braced TensorList
+//    are operands each;
 //  - libtorch-detached-write: the tensor whose .data()/detach() alias is
 //    written is wrapped in TORCHALIAS_AT_DETACHED_SOURCE, at the write or
 //    where the alias was made (the finding's note);
@@ -49,8 +50,8 @@ using namespace clang;
 //  - libtorch-shared-parameter-update: the parameter list given to the
 //    optimizer or clip call is wrapped in TORCHALIAS_AT_PARAMETERS;
 //  - libtorch-worker-missing-clone: a TORCHALIAS_AT_WORKER guard over the
-//    shared tensor is declared just before the statement that spawns, so it
-//    is verified when the enclosing block ends.
+//    shared tensor (or vector of tensors) is declared just before the
+//    statement that spawns, so it is verified when the enclosing block ends.
 //
 // Every wrapper evaluates its expression once and yields it unchanged, so
 // the instrumented program computes what the original does. Only code that
@@ -93,19 +94,26 @@ bool derivesFrom(const CXXRecordDecl *RD, llvm::StringRef Qualified) {
   return false;
 }
 
+/// The element type of a std::vector, or null.
+const CXXRecordDecl *vectorElement(QualType T) {
+  const auto *Spec = llvm::dyn_cast_or_null<ClassTemplateSpecializationDecl>(recordOf(T));
+  if (!Spec || Spec->getName() != "vector" || !Spec->isInStdNamespace())
+    return nullptr;
+  return recordOf(Spec->getTemplateArgs()[0].getAsType());
+}
+
+/// A tensor or a std::vector of them: what TORCHALIAS_AT_WORKER guards.
+bool isTensorOrVector(QualType T) {
+  return isTensor(T) || isNamed(vectorElement(T), "at::Tensor");
+}
+
 /// std::vector<at::Tensor>, std::vector<OptimizerParamGroup>, a module or a
 /// ModuleHolder: what TORCHALIAS_AT_PARAMETERS accepts.
 bool isParameterList(QualType T) {
+  if (const CXXRecordDecl *Element = vectorElement(T))
+    return isNamed(Element, "at::Tensor") ||
+           isNamed(Element, "torch::optim::OptimizerParamGroup");
   const CXXRecordDecl *RD = recordOf(T);
-  if (!RD)
-    return false;
-  if (const auto *Spec = llvm::dyn_cast<ClassTemplateSpecializationDecl>(RD)) {
-    if (Spec->getName() == "vector" && Spec->isInStdNamespace()) {
-      const CXXRecordDecl *Element = recordOf(Spec->getTemplateArgs()[0].getAsType());
-      return isNamed(Element, "at::Tensor") ||
-             isNamed(Element, "torch::optim::OptimizerParamGroup");
-    }
-  }
   return derivesFrom(RD, "torch::nn::Module") || derivesFrom(RD, "torch::nn::ModuleHolder");
 }
 
@@ -124,6 +132,26 @@ const Expr *written(const Expr *E) {
   return E;
 }
 
+/// The tensors of an operand: itself, or the elements of a braced list
+/// given for a TensorList (`at::cat_out(out, {a, b})`).
+std::vector<const Expr *> tensorsOf(const Expr *Operand) {
+  const Expr *W = written(Operand);
+  if (isTensor(W->getType()))
+    return {W};
+  const Expr *List = W->IgnoreImplicit();
+  if (const auto *Construct = llvm::dyn_cast<CXXConstructExpr>(List);
+      Construct && Construct->getNumArgs() == 1)
+    List = Construct->getArg(0)->IgnoreImplicit();
+  if (const auto *Std = llvm::dyn_cast<CXXStdInitializerListExpr>(List))
+    List = Std->getSubExpr()->IgnoreImplicit();
+  std::vector<const Expr *> Tensors;
+  if (const auto *Init = llvm::dyn_cast<InitListExpr>(List))
+    for (const Expr *Element : Init->inits())
+      if (isTensor(written(Element)->getType()))
+        Tensors.push_back(written(Element));
+  return Tensors;
+}
+
 /// A plain name (a variable, or a member of one) that may be evaluated again.
 bool isPlainName(const Expr *E) {
   E = written(E)->IgnoreParens();
@@ -134,6 +162,24 @@ bool isPlainName(const Expr *E) {
            (Member->isImplicitAccess() || llvm::isa<CXXThisExpr>(Member->getBase()) ||
             isPlainName(Member->getBase()));
   return false;
+}
+
+/// An expression that may be evaluated a second time before its first
+/// evaluation, to the same memory: names, literals, and calls of
+/// non-in-place tensor methods on them (`buf.narrow(0, 0, n)`).
+bool isReEvaluable(const Expr *E) {
+  E = written(E)->IgnoreParens();
+  if (isPlainName(E) || llvm::isa<IntegerLiteral, FloatingLiteral, CXXBoolLiteralExpr>(E))
+    return true;
+  if (const auto *Unary = llvm::dyn_cast<UnaryOperator>(E))
+    return Unary->getOpcode() == UO_Minus && isReEvaluable(Unary->getSubExpr());
+  const auto *Call = llvm::dyn_cast<CXXMemberCallExpr>(E);
+  if (!Call || !isTensor(Call->getImplicitObjectArgument()->getType()))
+    return false;
+  llvm::StringRef Name = nameOf(Call->getMethodDecl());
+  if (Name.empty() || Name.ends_with("_") || !isReEvaluable(Call->getImplicitObjectArgument()))
+    return false;
+  return llvm::all_of(Call->arguments(), isReEvaluable);
 }
 
 struct Wrap {
@@ -297,16 +343,16 @@ std::string SiteFinder::overlap(const StaticFinding &F, std::vector<Wrap> &Wraps
     if (std::string Why = wrap(Destination, OverlapDst, F, Mine); !Why.empty())
       return Why;
   unsigned Operands = 0;
-  for (unsigned I = FirstOperand; I < Call->getNumArgs(); ++I) {
-    const Expr *Arg = written(Call->getArg(I));
-    if (Arg == Destination || !isTensor(Arg->getType()) || Arg->getBeginLoc().isInvalid())
-      continue;
-    std::string Why = Sequenced ? wrap(Arg, OverlapOperand, F, Mine)
-                                : wrap(Arg, OverlapOperandOf, F, Mine, text(Destination));
-    if (!Why.empty())
-      return Why;
-    ++Operands;
-  }
+  for (unsigned I = FirstOperand; I < Call->getNumArgs(); ++I)
+    for (const Expr *Arg : tensorsOf(Call->getArg(I))) {
+      if (Arg == Destination || Arg->getBeginLoc().isInvalid())
+        continue;
+      std::string Why = Sequenced ? wrap(Arg, OverlapOperand, F, Mine)
+                                  : wrap(Arg, OverlapOperandOf, F, Mine, text(Destination));
+      if (!Why.empty())
+        return Why;
+      ++Operands;
+    }
   if (Operands == 0)
     return "the call has no tensor operand to compare with its destination";
   Wraps.insert(Wraps.end(), Mine.begin(), Mine.end());
@@ -396,8 +442,8 @@ std::string SiteFinder::worker(const StaticFinding &F, std::vector<Wrap> &Wraps,
   const Stmt *Anchor = nullptr;
   if (auto It = Nodes.find(At); It != Nodes.end())
     for (const Expr *E : It->second)
-      if (const auto *Ref = llvm::dyn_cast<DeclRefExpr>(E); Ref && isTensor(Ref->getType()) &&
-                                                           isPlainName(Ref)) {
+      if (const auto *Ref = llvm::dyn_cast<DeclRefExpr>(E);
+          Ref && isTensorOrVector(Ref->getType()) && isPlainName(Ref)) {
         Name = text(Ref);
         Anchor = Ref;
         break;
@@ -407,13 +453,22 @@ std::string SiteFinder::worker(const StaticFinding &F, std::vector<Wrap> &Wraps,
       for (const LambdaCapture &C : It->second->captures())
         if (C.capturesVariable() && SM.getSpellingLineNumber(C.getLocation()) == At.first &&
             SM.getSpellingColumnNumber(C.getLocation()) == At.second &&
-            isTensor(C.getCapturedVar()->getType())) {
-          Name = C.getCapturedVar()->getName().str();
+            isTensorOrVector(C.getCapturedVar()->getType())) {
+          // An init-capture's name exists only in the lambda: the guard
+          // evaluates its initialiser again, when that is safe.
+          const auto *Var = llvm::dyn_cast<VarDecl>(C.getCapturedVar());
+          if (Var && Var->isInitCapture()) {
+            if (!Var->getInit() || !isReEvaluable(Var->getInit()))
+              return "the init-capture's initialiser cannot be evaluated a second time";
+            Name = text(written(Var->getInit()));
+          } else {
+            Name = C.getCapturedVar()->getName().str();
+          }
           Anchor = It->second;
         }
   if (!Anchor)
-    return "the shared value is not a tensor named at the spawn (the guard fingerprints "
-           "tensors)";
+    return "the shared value is not a tensor, or a vector of them, named at the spawn (the "
+           "guard fingerprints tensors)";
   const Stmt *Spawn = statementInBlock(Anchor);
   if (!Spawn || !Spawn->getBeginLoc().isFileID() || !SM.isWrittenInMainFile(Spawn->getBeginLoc()))
     return "the spawn is not a statement of a block";
