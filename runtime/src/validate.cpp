@@ -48,8 +48,7 @@ std::string json_string_array(const std::vector<std::string> &values) {
 }
 
 // Splits "a, b.x(), c" at top-level commas, as the macro stringizes it.
-std::vector<std::string> split_argument_names(const char *names,
-                                              std::size_t count) {
+std::vector<std::string> split_argument_names(const char *names) {
   std::vector<std::string> parts(1);
   int depth = 0;
   for (const char *c = names; *c != '\0'; ++c) {
@@ -62,12 +61,35 @@ std::vector<std::string> split_argument_names(const char *names,
     else if (*c != ' ' || !parts.back().empty())
       parts.back() += *c;
   }
-  if (parts.size() != count) { // not the macro's list: fall back to indices
-    parts.clear();
-    for (std::size_t i = 0; i < count; ++i)
-      parts.push_back("input " + std::to_string(i));
-  }
   return parts;
+}
+
+// One name per input: the argument's, or `name[i]` for the elements of a
+// vector argument; input indices when `names` is not the macro's list.
+std::vector<std::string> input_names(const char *names,
+                                     const worker_inputs &inputs) {
+  const std::vector<std::string> arguments = split_argument_names(names);
+  const std::vector<std::ptrdiff_t> &shape = inputs.shape();
+  std::vector<std::string> out;
+  if (arguments.size() == shape.size()) {
+    for (std::size_t k = 0; k < shape.size(); ++k) {
+      if (shape[k] < 0)
+        out.push_back(arguments[k]);
+      for (std::ptrdiff_t i = 0; i < shape[k]; ++i)
+        out.push_back(arguments[k] + "[" + std::to_string(i) + "]");
+    }
+    return out;
+  }
+  for (std::size_t i = 0; i < inputs.tensors().size(); ++i)
+    out.push_back("input " + std::to_string(i));
+  return out;
+}
+
+worker_inputs each_an_argument(const std::vector<at::Tensor> &tensors) {
+  worker_inputs inputs;
+  for (const at::Tensor &tensor : tensors)
+    inputs.add(tensor);
+  return inputs;
 }
 
 } // namespace
@@ -217,9 +239,12 @@ verdict validate_parameters(const torch::nn::Module &module,
 // "fingerprinted": false and do not decide the verdict.
 worker_guard::worker_guard(site_location &site, std::vector<at::Tensor> inputs,
                            const char *names)
-    : site_(site), inputs_(std::move(inputs)),
-      names_(split_argument_names(names, inputs_.size())),
-      active_(reporting_enabled()) {
+    : worker_guard(site, each_an_argument(inputs), names) {}
+
+worker_guard::worker_guard(site_location &site, worker_inputs inputs,
+                           const char *names)
+    : site_(site), inputs_(inputs.tensors()),
+      names_(input_names(names, inputs)), active_(reporting_enabled()) {
   if (!active_)
     return;
   for (const at::Tensor &input : inputs_) {

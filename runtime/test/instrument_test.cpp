@@ -620,6 +620,28 @@ TEST(AtWorker, ConfirmsAWriteAtTheGuardsEnd) {
   EXPECT_EQ(records[0]["facts"]["inputs"][1]["changed"], false);
 }
 
+TEST(AtWorker, GuardsAVectorOfTensorsElementByElement) {
+  const std::string path = report_to_scratch(mode::log);
+  std::vector<at::Tensor> shards = {torch::ones({8}), torch::ones({8})};
+  auto labels = torch::zeros({8});
+  {
+    TORCHALIAS_AT_WORKER("5000000000000005", guard, shards, labels);
+    shards.push_back(torch::ones({8})); // not guarded: added afterwards
+    std::thread(scale_in_place, shards[1]).join();
+  }
+  const auto records = read_records(path);
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0]["verdict"], "confirmed");
+  const auto &inputs = records[0]["facts"]["inputs"];
+  ASSERT_EQ(inputs.size(), 3u);
+  EXPECT_EQ(inputs[0]["name"], "shards[0]");
+  EXPECT_EQ(inputs[0]["changed"], false);
+  EXPECT_EQ(inputs[1]["name"], "shards[1]");
+  EXPECT_EQ(inputs[1]["changed"], true);
+  EXPECT_EQ(inputs[2]["name"], "labels");
+  EXPECT_EQ(records[0]["facts"]["changed"], 1);
+}
+
 // A non-CPU input goes through the registered device fingerprinter; the
 // fake one for the meta device stands in for CUDA's (fake_device.h).
 TEST(AtWorker, NonCpuInputsUseTheDeviceFingerprinter) {

@@ -17,9 +17,11 @@
 //                                             optimizer groups, a module or
 //                                             its holder) about to reach an
 //                                             optimizer
-//   TORCHALIAS_AT_WORKER(id, guard, t1, t2...)
+//   TORCHALIAS_AT_WORKER(id, guard, v1, v2...)
 //                                             a worker_guard (validate.h)
 //                                             over a spawn site's tensors
+//                                             (each v a tensor or a vector
+//                                             of them)
 //
 // `id` is the finding's identity: a string literal of 16 lowercase hex
 // digits, checked at compile time. The site is a function-local static that
@@ -257,4 +259,4 @@ template <class T> T parameters(site_location &site, T &&list) {
 #define TORCHALIAS_AT_WORKER(id, guard_name, ...)                              \
   ::torchalias::worker_guard guard_name(                                       \
       TORCHALIAS_FINDING_SITE("libtorch-worker-missing-clone", id),            \
-      {__VA_ARGS__}, #__VA_ARGS__)
+      ::torchalias::collect_worker_inputs(__VA_ARGS__), #__VA_ARGS__)

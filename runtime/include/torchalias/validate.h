@@ -2,7 +2,9 @@
 //
 //   TORCHALIAS_VALIDATE_INPLACE_ON_VIEW(t)    before an in-place write to t
 //   TORCHALIAS_VALIDATE_PARAMETERS(module)    before building an optimizer
-//   TORCHALIAS_WORKER_GUARD(guard, t1, t2...) at a spawn site; checked by
+//   TORCHALIAS_WORKER_GUARD(guard, v1, v2...) at a spawn site (each v a
+//                                             tensor or a vector of them);
+//                                             checked by
 //                                             guard.verify() at the join or
 //                                             by the guard's destructor
 //
@@ -21,6 +23,7 @@
 #include <torch/nn/module.h>
 #include <torch/nn/pimpl.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -47,6 +50,37 @@ verdict validate_parameters(const torch::nn::ModuleHolder<Impl> &holder,
   return validate_parameters(*holder, site);
 }
 
+// A spawn site's shared values as the guard macros pass them: each a tensor
+// or a std::vector of tensors, flattened in order. The handles are copied,
+// so later changes to a vector do not change what the guard checks.
+class worker_inputs {
+public:
+  worker_inputs &add(const at::Tensor &tensor) {
+    tensors_.push_back(tensor);
+    shape_.push_back(-1);
+    return *this;
+  }
+  worker_inputs &add(const std::vector<at::Tensor> &tensors) {
+    tensors_.insert(tensors_.end(), tensors.begin(), tensors.end());
+    shape_.push_back(static_cast<std::ptrdiff_t>(tensors.size()));
+    return *this;
+  }
+  const std::vector<at::Tensor> &tensors() const { return tensors_; }
+  // Per argument: -1 for a tensor, the element count for a vector.
+  const std::vector<std::ptrdiff_t> &shape() const { return shape_; }
+
+private:
+  std::vector<at::Tensor> tensors_;
+  std::vector<std::ptrdiff_t> shape_;
+};
+
+template <class... Values>
+worker_inputs collect_worker_inputs(const Values &...values) {
+  worker_inputs inputs;
+  (inputs.add(values), ...);
+  return inputs;
+}
+
 // Fingerprints a worker's shared inputs when constructed and reports, once,
 // whether any of them changed by the time verify() runs (or the destructor,
 // if verify() was never called). CPU inputs and inputs on a device with a
@@ -54,7 +88,11 @@ verdict validate_parameters(const torch::nn::ModuleHolder<Impl> &holder,
 // holds handles to the inputs, so it keeps them alive. Inert in mode off.
 class worker_guard {
 public:
-  // `names` is a comma-separated list, as the macro stringizes it.
+  // `names` is a comma-separated list, as the macro stringizes it, one name
+  // per argument; a vector argument's elements are named `name[i]`.
+  worker_guard(site_location &site, worker_inputs inputs,
+               const char *names = "");
+  // Each tensor an argument of its own.
   worker_guard(site_location &site, std::vector<at::Tensor> inputs,
                const char *names = "");
   ~worker_guard();
@@ -92,5 +130,5 @@ private:
 
 #define TORCHALIAS_WORKER_GUARD(guard_name, ...)                               \
   ::torchalias::worker_guard guard_name(                                       \
-      TORCHALIAS_SITE("libtorch-worker-missing-clone"), {__VA_ARGS__},         \
-      #__VA_ARGS__)
+      TORCHALIAS_SITE("libtorch-worker-missing-clone"),                        \
+      ::torchalias::collect_worker_inputs(__VA_ARGS__), #__VA_ARGS__)

@@ -33,8 +33,13 @@ run(run "${CMAKE_COMMAND}" -E env TORCHALIAS_MODE=log
     "TORCHALIAS_REPORT=${report}" "${consumer}")
 file(STRINGS "${report}" lines)
 list(LENGTH lines count)
-if(NOT count EQUAL 1 OR NOT lines MATCHES "\"verdict\":\"confirmed\"")
-  message(FATAL_ERROR "consumer test: expected one confirmed record, got "
-                      "${count}: ${lines}")
+list(GET lines 0 validated)
+list(GET lines -1 instrumented)
+if(NOT count EQUAL 2 OR NOT validated MATCHES "\"verdict\":\"confirmed\""
+   OR validated MATCHES "\"finding\""
+   OR NOT instrumented MATCHES "\"finding\":\"0123456789abcdef\""
+   OR NOT instrumented MATCHES "\"verdict\":\"confirmed\"")
+  message(FATAL_ERROR "consumer test: expected two confirmed records, the "
+                      "second with its finding, got ${count}: ${lines}")
 endif()
 message(STATUS "consumer test: installed package works")

@@ -8,6 +8,10 @@
 //   device_available()                     false without a usable GPU
 //   fingerprint_async(tensor)              tensor's span, current stream;
 //                                          only where libtorch has CUDA
+//   install_tensor_fingerprinter()         makes torchalias::fingerprint()
+//                                          and worker_guard hash CUDA
+//                                          tensors; also done when the
+//                                          library loads; same condition
 //
 // Nothing crosses to the host until get(). The value is not XXH3 of the
 // bytes: see Note [Device fingerprint] in fingerprint.cu. Compare it only
@@ -58,6 +62,11 @@ std::uint64_t fingerprint_reference(const void *host_data, std::size_t bytes);
 // Hashes the tensor's byte span (gaps of a non-dense tensor included) on
 // the current stream of its device.
 pending_fingerprint fingerprint_async(const at::Tensor &tensor);
+
+// Registers the CUDA fingerprinter with the CPU library (fingerprint.h).
+// Idempotent. See Note [Registering the CUDA fingerprinter] in
+// cuda/tensor_fingerprint.cpp.
+void install_tensor_fingerprinter();
 #endif
 
 } // namespace torchalias::cuda
