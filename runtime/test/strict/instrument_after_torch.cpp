@@ -38,6 +38,11 @@ void every_macro(torch::Tensor &x, std::vector<float> &buffer, Net &net) {
   std::shared_ptr<NetImpl> shared = net.ptr();
   TORCHALIAS_AT_PARAMETERS("b000000000000009", shared);
   TORCHALIAS_AT_WORKER("b00000000000000a", guard, x, wrapped);
+  // validate.h's hand-written macros come with it, and stay warning-free.
+  TORCHALIAS_VALIDATE_INPLACE_ON_VIEW(x);
+  TORCHALIAS_VALIDATE_PARAMETERS(net);
+  std::vector<torch::Tensor> shards = {x, wrapped};
+  TORCHALIAS_WORKER_GUARD(hand_guard, shards, x);
 }
 
 } // namespace strict_after_torch
