@@ -235,6 +235,10 @@ std::string SiteFinder::text(const Expr *E) const {
 
 std::string SiteFinder::wrap(const Expr *E, llvm::StringRef Macro, const StaticFinding &F,
                              std::vector<Wrap> &Wraps, llvm::StringRef Extra) {
+  // The wrappers pass an rvalue on by moving it, which is right for a
+  // temporary but would empty a variable that std::move() only names.
+  if (E->isXValue())
+    return "the expression is an xvalue (std::move): passing it through would move from it";
   SourceLocation Begin = E->getBeginLoc(), End = E->getEndLoc();
   if (!Begin.isFileID() || !End.isFileID())
     return "the expression is inside a macro expansion";

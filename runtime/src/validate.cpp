@@ -191,7 +191,9 @@ validation_result check_inplace_on_view(const at::Tensor &target) {
       .add("view_of_leaf_requiring_grad", seen.view_of_grad_leaf)
       .add("grad_mode", seen.grad_mode)
       .add_json("sizes", json_int_array(target.sizes()))
-      .add_json("strides", json_int_array(target.strides()));
+      .add_json("strides", json_int_array(target.strides()))
+      .add("storage_offset", target.storage_offset())
+      .add("storage", hex(reinterpret_cast<std::uintptr_t>(target.storage().data())));
   return {judge_view_write(seen), std::move(details)};
 }
 

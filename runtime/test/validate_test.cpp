@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <cstdio>
 #include <thread>
 
 namespace torchalias {
@@ -46,6 +47,19 @@ TEST(InplaceOnView, ViewOfAnUnobservedTemporaryIsClean) {
   EXPECT_EQ(result.verdict, verdict::clean);
   EXPECT_EQ(facts_of(result)["base_alive_elsewhere"], false);
   EXPECT_EQ(facts_of(result)["other_tensors_on_storage"], 0);
+}
+
+TEST(InplaceOnView, FactsLocateTheTargetInItsStorage) {
+  auto input = torch::ones({4, 3});
+  auto rows = input.narrow(0, 1, 2);
+  auto facts = facts_of(check_inplace_on_view(rows));
+  EXPECT_EQ(facts["storage_offset"], 3);
+  EXPECT_EQ(facts["sizes"], nlohmann::json::parse("[2,3]"));
+  char storage[19];
+  std::snprintf(storage, sizeof storage, "0x%016llx",
+                static_cast<unsigned long long>(
+                    reinterpret_cast<std::uintptr_t>(input.data_ptr())));
+  EXPECT_EQ(facts["storage"], storage) << "the storage of the caller's tensor";
 }
 
 TEST(InplaceOnView, ReshapeDependsOnTheLayoutAtRunTime) {
