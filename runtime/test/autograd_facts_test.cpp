@@ -1,0 +1,207 @@
+// The libtorch 1.13.1 behaviours behind libtorch-detached-write and
+// libtorch-overlapping-inplace, called by hand against the real library:
+// which tensors autograd saves, what a write through `.data()` or `detach()`
+// does to them, and which overlaps an in-place operation refuses.
+//
+// The checks read these facts from tables that the generators in
+// checks/tablegen/ measure (checks/data/aten-saved-tensors.json and
+// aten-overlap.json); the MeasuredTables tests make sure that the checked-in
+// tables say what the hand-written calls show, so that a generator that
+// measures wrongly cannot pass its regeneration test unnoticed.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include <fstream>
+#include <functional>
+#include <string>
+
+namespace {
+
+using UnaryOp = std::function<torch::Tensor(const torch::Tensor &)>;
+using BinaryOp =
+    std::function<torch::Tensor(const torch::Tensor &, const torch::Tensor &)>;
+
+constexpr const char *ModifiedSavedTensor =
+    "one of the variables needed for gradient computation has been modified "
+    "by an inplace operation";
+constexpr const char *PartialOverlap =
+    "some elements of the input tensor and the written-to tensor refer to a "
+    "single memory location";
+
+// A non-leaf input, so that autograd allows in-place writes into it.
+torch::Tensor nonLeaf(int64_t seed) {
+  torch::manual_seed(seed);
+  return (torch::rand({3}, torch::kDouble) + 0.5).requires_grad_().clone();
+}
+
+// Runs backward from `y` and returns the message it throws, or "".
+std::string backwardError(const torch::Tensor &y) {
+  try {
+    y.sum().backward();
+  } catch (const c10::Error &e) {
+    return e.what_without_backtrace();
+  }
+  return "";
+}
+
+void expectSavesResult(const char *name, const UnaryOp &op) {
+  SCOPED_TRACE(name);
+  torch::Tensor y = op(nonLeaf(1));
+  y.add_(1);
+  EXPECT_NE(backwardError(y).find(ModifiedSavedTensor), std::string::npos);
+
+  // The input is not saved: writing it after the call leaves backward intact.
+  torch::Tensor x = nonLeaf(1);
+  torch::Tensor z = op(x);
+  x.add_(1);
+  EXPECT_EQ(backwardError(z), "");
+}
+
+TEST(AutogradFacts, ExpSigmoidAndTanhSaveTheirResult) {
+  expectSavesResult("exp", [](const torch::Tensor &x) { return x.exp(); });
+  expectSavesResult("sigmoid",
+                    [](const torch::Tensor &x) { return x.sigmoid(); });
+  expectSavesResult("tanh", [](const torch::Tensor &x) { return x.tanh(); });
+}
+
+void expectSavesBothInputs(const char *name, const BinaryOp &op) {
+  SCOPED_TRACE(name);
+  for (int written = 0; written < 2; ++written) {
+    SCOPED_TRACE(written == 0 ? "first input written" : "second input written");
+    torch::Tensor a = nonLeaf(1), b = nonLeaf(2);
+    torch::Tensor y = op(a, b);
+    (written == 0 ? a : b).mul_(2);
+    EXPECT_NE(backwardError(y).find(ModifiedSavedTensor), std::string::npos);
+  }
+}
+
+TEST(AutogradFacts, MulPowAndDivSaveTheirInputs) {
+  expectSavesBothInputs("mul", [](const torch::Tensor &a,
+                                  const torch::Tensor &b) { return a * b; });
+  expectSavesBothInputs("pow", [](const torch::Tensor &a,
+                                  const torch::Tensor &b) { return a.pow(b); });
+  expectSavesBothInputs("div", [](const torch::Tensor &a,
+                                  const torch::Tensor &b) { return a / b; });
+}
+
+TEST(AutogradFacts, AddSavesNeitherInput) {
+  torch::Tensor a = nonLeaf(1), b = nonLeaf(2);
+  torch::Tensor y = a + b;
+  a.mul_(2);
+  b.mul_(2);
+  EXPECT_EQ(backwardError(y), "");
+}
+
+// The hazard libtorch-detached-write describes: `.data()` shares the storage
+// but not the version counter, so backward cannot notice the write and
+// silently computes the gradient from the new values.
+TEST(AutogradFacts, WritingThroughDataCorruptsTheGradientSilently) {
+  torch::manual_seed(3);
+  torch::Tensor x = torch::rand({3}, torch::kDouble).requires_grad_();
+  torch::Tensor original = x.detach().clone();
+  torch::Tensor y = x.pow(2);
+  auto version = x._version();
+  x.data().add_(1);
+  EXPECT_EQ(x._version(), version);
+  EXPECT_EQ(backwardError(y), "");
+  EXPECT_FALSE(torch::allclose(x.grad(), 2 * original));
+  EXPECT_TRUE(torch::allclose(x.grad(), 2 * (original + 1)));
+}
+
+// `detach()` shares the version counter, so the same write makes backward
+// throw instead.
+TEST(AutogradFacts, WritingThroughDetachMakesBackwardThrow) {
+  torch::manual_seed(3);
+  torch::Tensor x = torch::rand({3}, torch::kDouble).requires_grad_();
+  torch::Tensor y = x.pow(2);
+  auto version = x._version();
+  x.detach().add_(1);
+  EXPECT_GT(x._version(), version);
+  EXPECT_NE(backwardError(y).find(ModifiedSavedTensor), std::string::npos);
+}
+
+std::string overlapError(const std::function<void()> &call) {
+  try {
+    call();
+  } catch (const c10::Error &e) {
+    return e.what_without_backtrace();
+  }
+  return "";
+}
+
+// index_put_ refuses even an exact alias between `self` and `values`.
+TEST(OverlapFacts, IndexPutRefusesValuesThatAreSelf) {
+  torch::Tensor x = torch::rand({3}, torch::kDouble);
+  torch::Tensor index = torch::arange(3);
+  EXPECT_NE(
+      overlapError([&] { x.index_put_({index}, x); }).find(PartialOverlap),
+      std::string::npos);
+  EXPECT_EQ(overlapError([&] { x.index_put_({index}, x.clone()); }), "");
+}
+
+// TensorIterator accepts an exact alias and refuses a partial overlap.
+TEST(OverlapFacts, AddAcceptsItselfAndRefusesAShiftedWindow) {
+  torch::Tensor x = torch::ones({3}, torch::kDouble);
+  EXPECT_EQ(overlapError([&] { x.add_(x); }), "");
+  EXPECT_TRUE(torch::equal(x, torch::full({3}, 2.0, torch::kDouble)));
+
+  torch::Tensor buffer = torch::arange(4, torch::kDouble);
+  EXPECT_NE(overlapError([&] {
+              buffer.narrow(0, 1, 3).add_(buffer.narrow(0, 0, 3));
+            }).find(PartialOverlap),
+            std::string::npos);
+}
+
+// The checked-in tables, for the MeasuredTables tests.
+nlohmann::json readTable(const std::string &file) {
+  std::ifstream in(std::string(TORCHALIAS_FACT_TABLES_DIR) + "/" + file);
+  if (!in)
+    return nullptr;
+  return nlohmann::json::parse(in, nullptr, false);
+}
+
+nlohmann::json entryOf(const nlohmann::json &table, const std::string &name,
+                       const std::string &overload) {
+  for (const nlohmann::json &entry : table["operators"])
+    if (entry["name"] == name && entry["overload"] == overload)
+      return entry;
+  return nullptr;
+}
+
+TEST(MeasuredTables, SavedTensorsAgreeWithTheHandWrittenCalls) {
+  nlohmann::json table = readTable("aten-saved-tensors.json");
+  ASSERT_TRUE(table.is_object()) << "aten-saved-tensors.json is missing";
+  using Names = std::vector<std::string>;
+  using Indices = std::vector<int>;
+  for (const char *name : {"exp", "sigmoid", "tanh"}) {
+    nlohmann::json entry = entryOf(table, name, "");
+    ASSERT_TRUE(entry.is_object()) << name;
+    EXPECT_EQ(entry["saves_result"].get<Indices>(), Indices{0}) << name;
+    EXPECT_EQ(entry["saves_inputs"].get<Names>(), Names{}) << name;
+  }
+  for (const auto &[name, overload, inputs] :
+       std::vector<std::tuple<std::string, std::string, Names>>{
+           {"mul", "Tensor", {"self", "other"}},
+           {"div", "Tensor", {"self", "other"}},
+           {"pow", "Tensor_Tensor", {"self", "exponent"}},
+           {"add", "Tensor", {}}}) {
+    nlohmann::json entry = entryOf(table, name, overload);
+    ASSERT_TRUE(entry.is_object()) << name;
+    EXPECT_EQ(entry["saves_inputs"].get<Names>(), inputs) << name;
+  }
+}
+
+TEST(MeasuredTables, OverlapsAgreeWithTheHandWrittenCalls) {
+  nlohmann::json table = readTable("aten-overlap.json");
+  ASSERT_TRUE(table.is_object()) << "aten-overlap.json is missing";
+  nlohmann::json indexPut = entryOf(table, "index_put_", "");
+  ASSERT_TRUE(indexPut.is_object());
+  EXPECT_EQ(indexPut["inputs"]["values"]["exact_alias"], "rejects");
+  nlohmann::json add = entryOf(table, "add_", "Tensor");
+  ASSERT_TRUE(add.is_object());
+  EXPECT_EQ(add["inputs"]["other"]["exact_alias"], "accepts");
+  EXPECT_EQ(add["inputs"]["other"]["partial_overlap"], "rejects");
+}
+
+} // namespace
