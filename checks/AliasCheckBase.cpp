@@ -58,6 +58,13 @@ std::optional<FixItHint> appendClone(const Expr *E, const SourceManager &SM,
   return FixItHint::CreateInsertion(End, ".clone()");
 }
 
+std::string sourceText(const Expr *E, const SourceManager &SM,
+                       const LangOptions &LangOpts) {
+  return Lexer::getSourceText(
+             CharSourceRange::getTokenRange(E->getSourceRange()), SM, LangOpts)
+      .str();
+}
+
 const OperatorTable &AliasCheckBase::table() {
   if (Table)
     return *Table;

@@ -48,6 +48,10 @@ private:
 std::optional<FixItHint> appendClone(const Expr *E, const SourceManager &SM,
                                      const LangOptions &LangOpts);
 
+/// The text E is spelled with; empty when it cannot be read.
+std::string sourceText(const Expr *E, const SourceManager &SM,
+                       const LangOptions &LangOpts);
+
 class AliasCheckBase : public ClangTidyCheck {
 public:
   AliasCheckBase(StringRef Name, ClangTidyContext *Context);

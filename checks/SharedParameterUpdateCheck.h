@@ -50,27 +50,18 @@ private:
                  ASTContext &AST);
   void checkUpdateLoop(const Stmt *Loop, const FunctionDecl *Function,
                        ASTContext &AST);
-  bool checkHolderCopy(const Expr *Sink, const Expr *List,
-                       llvm::StringRef Name, const FunctionDecl *Function,
-                       ASTContext &AST);
-  bool checkMemberCopy(const Expr *Sink, const MemberExpr *Updated,
+  void checkHolderCopy(const Expr *Sink, const Expr *List,
                        llvm::StringRef Name, const FunctionDecl *Function,
                        ASTContext &AST);
   void reportHolderCopy(const Expr *Sink, llvm::StringRef Name,
                         llvm::StringRef Original, llvm::StringRef Copy,
                         llvm::StringRef Via, SourceLocation CopySite,
                         std::optional<FixItHint> Fix, ASTContext &AST);
-  std::optional<FixItHint> cloneAtCopy(const Expr *Init, QualType Type,
-                                       bool DirectInit, ASTContext &AST);
-  std::optional<FixItHint> distinctConstruction(const Expr *FillSite,
-                                                ASTContext &AST);
   void reportFill(const Expr *FillSite, ASTContext &AST);
   void checkMemberAssignment(const CXXOperatorCallExpr *Assign,
                              const FunctionDecl *Function, ASTContext &AST);
-  bool assignsHeldTensor(const CXXOperatorCallExpr *Assign, ASTContext &AST);
   void checkModuleClass(const CXXRecordDecl *Impl, ASTContext &AST);
   void addTieNotes(const ParameterTie &Tie);
-  std::optional<FixItHint> deduplicate(const Expr *List, ASTContext &AST);
 
   const IsolationHelper Isolation;
   const bool WarnWithoutSink;

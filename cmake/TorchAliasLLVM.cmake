@@ -57,6 +57,10 @@ target_include_directories(torchalias_llvm_flags SYSTEM INTERFACE
   ${LLVM_INCLUDE_DIRS} ${CLANG_INCLUDE_DIRS})
 target_compile_definitions(torchalias_llvm_flags INTERFACE ${LLVM_DEFINITIONS}
   TORCHALIAS_LLVM_MAJOR=${LLVM_VERSION_MAJOR})
+# Compat.h bridges the LLVM releases for the analyses, the checks and the
+# driver alike (checks/support/).
+target_include_directories(torchalias_llvm_flags INTERFACE
+  ${PROJECT_SOURCE_DIR}/checks/support)
 if(NOT LLVM_ENABLE_RTTI)
   target_compile_options(torchalias_llvm_flags INTERFACE -fno-rtti)
 endif()

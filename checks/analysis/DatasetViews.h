@@ -25,8 +25,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TORCHALIAS_CHECKS_DATASETVIEWS_H
-#define TORCHALIAS_CHECKS_DATASETVIEWS_H
+#ifndef TORCHALIAS_ANALYSIS_DATASETVIEWS_H
+#define TORCHALIAS_ANALYSIS_DATASETVIEWS_H
 
 #include "AliasAnalysis.h"
 

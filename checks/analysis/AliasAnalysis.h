@@ -37,8 +37,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TORCHALIAS_CHECKS_ALIASANALYSIS_H
-#define TORCHALIAS_CHECKS_ALIASANALYSIS_H
+#ifndef TORCHALIAS_ANALYSIS_ALIASANALYSIS_H
+#define TORCHALIAS_ANALYSIS_ALIASANALYSIS_H
 
 #include "OperatorTable.h"
 #include "TensorModel.h"

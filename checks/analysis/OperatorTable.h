@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TORCHALIAS_CHECKS_OPERATORTABLE_H
-#define TORCHALIAS_CHECKS_OPERATORTABLE_H
+#ifndef TORCHALIAS_ANALYSIS_OPERATORTABLE_H
+#define TORCHALIAS_ANALYSIS_OPERATORTABLE_H
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"

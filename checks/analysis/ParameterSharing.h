@@ -32,8 +32,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TORCHALIAS_CHECKS_PARAMETERSHARING_H
-#define TORCHALIAS_CHECKS_PARAMETERSHARING_H
+#ifndef TORCHALIAS_ANALYSIS_PARAMETERSHARING_H
+#define TORCHALIAS_ANALYSIS_PARAMETERSHARING_H
 
 #include "OperatorTable.h"
 
@@ -209,13 +209,18 @@ private:
   unsigned Depth = 0;
 };
 
-/// Module-type helpers shared with the check.
+/// Module-type helpers shared with the checks.
 const CXXRecordDecl *moduleImplOf(QualType Type);
 bool isModuleHolderType(QualType Type);
 bool isModuleClass(const CXXRecordDecl *Record);
+/// Whether the module class Impl derives from libtorch's Cloneable, so that
+/// its clone() makes a deep copy (Module::clone() throws otherwise).
+bool isCloneableModule(const CXXRecordDecl *Impl);
 /// Strips implicit nodes, handle copies of modules and tensors, std::move,
 /// `ptr()`/`get()`/`*` on module handles.
 const Expr *skipModuleHandleCopies(const Expr *E);
+/// Whether S refers to Decl: names it, or accesses it as a member.
+bool mentions(const Stmt *S, const ValueDecl *Decl);
 
 } // namespace clang::tidy::libtorch
 

@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TORCHALIAS_CHECKS_TENSORMODEL_H
-#define TORCHALIAS_CHECKS_TENSORMODEL_H
+#ifndef TORCHALIAS_ANALYSIS_TENSORMODEL_H
+#define TORCHALIAS_ANALYSIS_TENSORMODEL_H
 
 #include "OperatorTable.h"
 #include "clang/AST/Expr.h"

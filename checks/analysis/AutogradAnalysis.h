@@ -28,8 +28,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TORCHALIAS_CHECKS_AUTOGRADANALYSIS_H
-#define TORCHALIAS_CHECKS_AUTOGRADANALYSIS_H
+#ifndef TORCHALIAS_ANALYSIS_AUTOGRADANALYSIS_H
+#define TORCHALIAS_ANALYSIS_AUTOGRADANALYSIS_H
 
 #include "clang/AST/Decl.h"
 #include "clang/AST/Expr.h"

@@ -23,8 +23,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TORCHALIAS_CHECKS_OVERLAPANALYSIS_H
-#define TORCHALIAS_CHECKS_OVERLAPANALYSIS_H
+#ifndef TORCHALIAS_ANALYSIS_OVERLAPANALYSIS_H
+#define TORCHALIAS_ANALYSIS_OVERLAPANALYSIS_H
 
 #include "OperatorTable.h"
 

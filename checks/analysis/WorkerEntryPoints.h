@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TORCHALIAS_CHECKS_WORKERENTRYPOINTS_H
-#define TORCHALIAS_CHECKS_WORKERENTRYPOINTS_H
+#ifndef TORCHALIAS_ANALYSIS_WORKERENTRYPOINTS_H
+#define TORCHALIAS_ANALYSIS_WORKERENTRYPOINTS_H
 
 #include "clang/AST/Expr.h"
 #include "clang/AST/ExprCXX.h"

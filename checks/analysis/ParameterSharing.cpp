@@ -981,4 +981,24 @@ ParameterSharingAnalysis::firstTie(const std::vector<ParameterEntry> &List) {
   return std::nullopt;
 }
 
+bool isCloneableModule(const CXXRecordDecl *Impl) {
+  return llvm::any_of(Impl->bases(), [](const CXXBaseSpecifier &B) {
+    const CXXRecordDecl *Base = B.getType()->getAsCXXRecordDecl();
+    return Base && Base->getIdentifier() && Base->getName() == "Cloneable" &&
+           isLibtorchDecl(Base);
+  });
+}
+
+bool mentions(const Stmt *S, const ValueDecl *Decl) {
+  if (!S)
+    return false;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(S); Ref && Ref->getDecl() == Decl)
+    return true;
+  if (const auto *Member = dyn_cast<MemberExpr>(S);
+      Member && Member->getMemberDecl() == Decl)
+    return true;
+  return llvm::any_of(S->children(),
+                      [&](const Stmt *Child) { return mentions(Child, Decl); });
+}
+
 } // namespace clang::tidy::libtorch

@@ -1,0 +1,320 @@
+//===- HolderCopyAnalysis.cpp - ModuleHolder copies used as models --------===//
+
+#include "HolderCopyAnalysis.h"
+#include "Compat.h"
+
+#include "WorkerEntryPoints.h"
+
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/SourceManager.h"
+
+#include <functional>
+
+namespace clang::tidy::libtorch {
+
+namespace {
+
+/// Whether S assigns a new handle to Decl (`target = Net(...)`).
+bool assigns(const Stmt *S, const ValueDecl *Decl) {
+  if (!S)
+    return false;
+  const Expr *Lhs = nullptr;
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S);
+      Op && Op->isAssignmentOp() && Op->getNumArgs() == 2)
+    Lhs = Op->getArg(0)->IgnoreImplicit();
+  else if (const auto *Binary = dyn_cast<BinaryOperator>(S);
+           Binary && Binary->isAssignmentOp())
+    Lhs = Binary->getLHS()->IgnoreImplicit();
+  if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(Lhs);
+      Ref && Ref->getDecl() == Decl)
+    return true;
+  if (const auto *Member = dyn_cast_or_null<MemberExpr>(Lhs);
+      Member && Member->getMemberDecl() == Decl)
+    return true;
+  return llvm::any_of(S->children(),
+                      [&](const Stmt *Child) { return assigns(Child, Decl); });
+}
+
+/// A variable initialised by copying another module handle (`auto t = m;`).
+struct LocalCopy {
+  const VarDecl *Copy;
+  const ValueDecl *Original;
+};
+
+/// The local copies of module handles in a function, and the references to
+/// every declaration.
+class LocalCopyFinder : public RecursiveASTVisitor<LocalCopyFinder> {
+public:
+  std::vector<LocalCopy> Copies;
+  llvm::DenseMap<const ValueDecl *, std::vector<const Expr *>> References;
+
+  bool VisitVarDecl(VarDecl *Var) {
+    if (!Var->getInit() || !moduleImplOf(Var->getType()) ||
+        isModuleClass(Var->getType()->getAsCXXRecordDecl()) ||
+        Var->getType()->isReferenceType())
+      return true;
+    const Expr *Init = skipModuleHandleCopies(Var->getInit());
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(Init))
+      Copies.push_back({Var, Ref->getDecl()});
+    else if (const auto *Member = dyn_cast<MemberExpr>(Init))
+      Copies.push_back({Var, Member->getMemberDecl()});
+    return true;
+  }
+  bool VisitDeclRefExpr(DeclRefExpr *Ref) {
+    References[Ref->getDecl()].push_back(Ref);
+    return true;
+  }
+  bool VisitMemberExpr(MemberExpr *Member) {
+    References[Member->getMemberDecl()].push_back(Member);
+    return true;
+  }
+};
+
+bool containsExpr(const Stmt *Outer, const Expr *Inner) {
+  if (!Outer || !Inner)
+    return false;
+  SourceRange Range = Outer->getSourceRange();
+  SourceLocation Loc = Inner->getBeginLoc();
+  return Range.getBegin() <= Loc && Loc <= Range.getEnd();
+}
+
+// Note [Copies in workers]
+// A ModuleHolder copied inside the callable of a worker entry point
+// (`std::thread t([&] { auto local = global; ... })`) is one thread's handle
+// on a module that others use: libtorch-worker-missing-clone reports it, with
+// the spawn and the other side's use, so this check stays quiet. Only the
+// default worker entry points are recognised here.
+bool isCopiedInWorker(const VarDecl *Copy, const FunctionDecl *Function) {
+  static const WorkerEntryPoints Workers(
+      compat::parseStringList(DefaultWorkerEntryPoints));
+  const SourceManager &SM = Function->getASTContext().getSourceManager();
+  SourceLocation Loc = Copy->getLocation();
+  std::function<bool(const Stmt *)> Visit = [&](const Stmt *S) -> bool {
+    if (!S)
+      return false;
+    if (isa<CallExpr, CXXConstructExpr>(S))
+      if (std::optional<WorkerSpawn> Spawn = Workers.match(cast<Expr>(S));
+          Spawn && Spawn->Lambda) {
+        SourceRange Body = Spawn->Lambda->getSourceRange();
+        if (!SM.isBeforeInTranslationUnit(Loc, Body.getBegin()) &&
+            !SM.isBeforeInTranslationUnit(Body.getEnd(), Loc))
+          return true;
+      }
+    return llvm::any_of(S->children(), Visit);
+  };
+  return Visit(Function->getBody());
+}
+
+// Note [Used after the update]
+// A copy of a ModuleHolder is a mistake when one handle is updated and the
+// other is then used as if it were a model of its own. The analysis is
+// flow-insensitive; it orders uses by their place in the function: a use
+// after the sink counts, and so does a use anywhere in a loop that holds the
+// sink, which the next iteration reaches after it. Branches are not told
+// apart.
+class UsesAfterSink {
+public:
+  UsesAfterSink(const Stmt *Body, const Expr *Sink, const SourceManager &SM)
+      : Sink(Sink), SM(SM) {
+    findLoops(Body);
+  }
+  bool isAfter(const Expr *Use) const {
+    return SM.isBeforeInTranslationUnit(Sink->getEndLoc(),
+                                        Use->getBeginLoc()) ||
+           llvm::any_of(Loops, [&](const Stmt *Loop) {
+             return containsExpr(Loop, Use);
+           });
+  }
+
+private:
+  void findLoops(const Stmt *S) {
+    if (!S || !containsExpr(S, Sink))
+      return;
+    if (isa<ForStmt, CXXForRangeStmt, WhileStmt, DoStmt>(S))
+      Loops.push_back(S);
+    for (const Stmt *Child : S->children())
+      findLoops(Child);
+  }
+  const Expr *Sink;
+  const SourceManager &SM;
+  llvm::SmallVector<const Stmt *, 4> Loops;
+};
+
+/// The handle a member initializer copies: a variable, a parameter or
+/// another member of `this`.
+const ValueDecl *copiedHandle(const CXXCtorInitializer *Init) {
+  if (!Init || !Init->isMemberInitializer() || !Init->getInit())
+    return nullptr;
+  const Expr *E = skipModuleHandleCopies(Init->getInit());
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+    return Ref->getDecl();
+  if (const auto *Member = dyn_cast<MemberExpr>(E);
+      Member && isa<CXXThisExpr>(Member->getBase()->IgnoreImplicit()))
+    return Member->getMemberDecl();
+  return nullptr;
+}
+
+bool isModuleHandleMember(const FieldDecl *Field) {
+  return Field && !Field->getType()->isReferenceType() &&
+         moduleImplOf(Field->getType()) &&
+         !isModuleClass(Field->getType()->getAsCXXRecordDecl());
+}
+
+/// Two module members that a constructor initialises with one handle:
+/// `target(online)`, or `online(n), target(n)`.
+struct MemberCopy {
+  const FieldDecl *Copy = nullptr, *Original = nullptr;
+  const CXXCtorInitializer *CopyInit = nullptr;
+  const ValueDecl *Via = nullptr; ///< `n`, when both copy a third handle.
+};
+
+std::optional<MemberCopy> findMemberCopy(const FieldDecl *Updated) {
+  const auto *Record = dyn_cast<CXXRecordDecl>(Updated->getParent());
+  if (!Record || !isModuleHandleMember(Updated))
+    return std::nullopt;
+  for (const CXXConstructorDecl *Ctor : Record->ctors()) {
+    const FunctionDecl *Definition = nullptr;
+    if (Ctor->isImplicit() || !Ctor->hasBody(Definition))
+      continue;
+    const auto *Defined = cast<CXXConstructorDecl>(Definition);
+    // A member given a handle of its own in the body is no copy.
+    auto Reassigned = [&](const FieldDecl *Field) {
+      return assigns(Defined->getBody(), Field);
+    };
+    const CXXCtorInitializer *UpdatedInit = nullptr;
+    for (const CXXCtorInitializer *Init : Defined->inits())
+      if (Init->getMember() == Updated)
+        UpdatedInit = Init;
+    const ValueDecl *UpdatedSource = copiedHandle(UpdatedInit);
+    for (const CXXCtorInitializer *Init : Defined->inits()) {
+      const FieldDecl *Other = Init->getMember();
+      if (Other == Updated || !isModuleHandleMember(Other) ||
+          Reassigned(Other) || Reassigned(Updated))
+        continue;
+      const ValueDecl *OtherSource = copiedHandle(Init);
+      if (OtherSource == Updated)
+        return MemberCopy{Other, Updated, Init, nullptr};
+      if (UpdatedSource == Other)
+        return MemberCopy{Updated, Other, UpdatedInit, nullptr};
+      if (UpdatedSource && OtherSource == UpdatedSource)
+        return MemberCopy{Other, Updated, Init, UpdatedSource};
+    }
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+std::optional<HolderCopy>
+HolderCopyAnalysis::find(const Expr *Sink, const Expr *ListExpr,
+                         const FunctionDecl *Function) {
+  if (!Function || !Function->getBody())
+    return std::nullopt;
+  std::optional<std::vector<ParameterEntry>> List =
+      Sharing.parameterList(ListExpr);
+  if (!List)
+    return std::nullopt;
+  // The handle the list is taken from: `online` in `online->parameters()`.
+  const Expr *Listed = nullptr;
+  if (const auto *Call = dyn_cast<CXXMemberCallExpr>(skipModuleHandleCopies(
+          List->empty() ? ListExpr : List->front().Route.front().Site)))
+    Listed = skipModuleHandleCopies(Call->getImplicitObjectArgument());
+  if (const auto *Member = dyn_cast_or_null<MemberExpr>(Listed))
+    if (std::optional<HolderCopy> Copy = memberCopy(Sink, Member, Function))
+      return Copy;
+  ObjectKey Updated;
+  if (!List->empty())
+    Updated = List->front().Route.front().Object;
+  else if (const auto *Call =
+               dyn_cast<CXXMemberCallExpr>(skipModuleHandleCopies(ListExpr)))
+    if (std::optional<ModuleValue> Module =
+            Sharing.moduleValue(Call->getImplicitObjectArgument()))
+      Updated = Module->Identity;
+  if (!Updated.known())
+    return std::nullopt;
+  return localCopy(Sink, Listed, Updated, Function);
+}
+
+std::optional<HolderCopy>
+HolderCopyAnalysis::memberCopy(const Expr *Sink, const MemberExpr *Updated,
+                               const FunctionDecl *Function) {
+  const auto *Field = dyn_cast<FieldDecl>(Updated->getMemberDecl());
+  std::optional<MemberCopy> Copy = Field ? findMemberCopy(Field) : std::nullopt;
+  if (!Copy)
+    return std::nullopt;
+  // The other member must be used: after the sink in this function (Note
+  // [Used after the update]), or in another method of the class.
+  const FieldDecl *Other = Copy->Copy == Field ? Copy->Original : Copy->Copy;
+  LocalCopyFinder Finder;
+  Finder.TraverseStmt(const_cast<Stmt *>(Function->getBody()));
+  UsesAfterSink After(Function->getBody(), Sink,
+                      Function->getASTContext().getSourceManager());
+  bool Used = llvm::any_of(Finder.References.lookup(Other),
+                           [&](const Expr *Use) { return After.isAfter(Use); });
+  for (const CXXMethodDecl *Method :
+       cast<CXXRecordDecl>(Field->getParent())->methods()) {
+    const FunctionDecl *Definition = nullptr;
+    if (!Used && Method->hasBody(Definition) &&
+        Definition->getCanonicalDecl() != Function->getCanonicalDecl())
+      Used = mentions(Definition->getBody(), Other);
+  }
+  if (!Used)
+    return std::nullopt;
+  HolderCopy Result;
+  Result.Original = Copy->Original;
+  Result.Copy = Copy->Copy;
+  Result.Via = Copy->Via;
+  Result.Where = Copy->CopyInit->getSourceLocation();
+  Result.Init = Copy->CopyInit->getInit();
+  Result.DirectInit = true;
+  return Result;
+}
+
+std::optional<HolderCopy>
+HolderCopyAnalysis::localCopy(const Expr *Sink, const Expr *Listed,
+                              const ObjectKey &Updated,
+                              const FunctionDecl *Function) {
+  const auto *ListedRef = dyn_cast_or_null<DeclRefExpr>(Listed);
+  const ValueDecl *Named = ListedRef ? ListedRef->getDecl() : nullptr;
+  LocalCopyFinder Finder;
+  Finder.TraverseStmt(const_cast<Stmt *>(Function->getBody()));
+  UsesAfterSink After(Function->getBody(), Sink,
+                      Function->getASTContext().getSourceManager());
+  for (const LocalCopy &Copy : Finder.Copies) {
+    if (isCopiedInWorker(Copy.Copy, Function))
+      continue;
+    std::optional<ModuleValue> Original =
+        Sharing.moduleValue(skipModuleHandleCopies(Copy.Copy->getInit()));
+    if (!Original || !(Original->Identity == Updated))
+      continue;
+    // Both handles must be used apart from the copy itself: one is updated,
+    // the other read as if it were an independent model, after the update
+    // (Note [Used after the update]).
+    auto UsedElsewhere = [&](const ValueDecl *Decl) {
+      return llvm::any_of(Finder.References.lookup(Decl), [&](const Expr *Ref) {
+        return !containsExpr(Copy.Copy->getInit(), Ref);
+      });
+    };
+    auto UsedAfter = [&](const ValueDecl *Decl) {
+      return llvm::any_of(Finder.References.lookup(Decl),
+                          [&](const Expr *Ref) { return After.isAfter(Ref); });
+    };
+    bool OtherUsedAfter =
+        Named == Copy.Copy ? UsedAfter(Copy.Original)
+        : Named == Copy.Original
+            ? UsedAfter(Copy.Copy)
+            : UsedAfter(Copy.Copy) || UsedAfter(Copy.Original);
+    if (!UsedElsewhere(Copy.Copy) || !UsedElsewhere(Copy.Original) ||
+        !OtherUsedAfter || assigns(Function->getBody(), Copy.Copy))
+      continue;
+    HolderCopy Result;
+    Result.Original = Copy.Original;
+    Result.Copy = Copy.Copy;
+    Result.Where = Copy.Copy->getInit()->getExprLoc();
+    if (Copy.Copy->getInitStyle() == VarDecl::CInit)
+      Result.Init = Copy.Copy->getInit();
+    return Result;
+  }
+  return std::nullopt;
+}
+} // namespace clang::tidy::libtorch

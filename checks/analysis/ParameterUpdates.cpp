@@ -1,0 +1,156 @@
+//===- ParameterUpdates.cpp - how code updates module parameters ----------===//
+
+#include "ParameterUpdates.h"
+
+#include "TensorModel.h"
+
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/StmtCXX.h"
+
+#include <functional>
+
+namespace clang::tidy::libtorch {
+
+namespace {
+
+/// The parameter a written tensor is, through views, `data()`, `detach()`
+/// and the `value()` of a named_parameters() item.
+const Expr *writtenParameter(const Expr *Target, const OperatorTable &Table) {
+  while (Target) {
+    Target = skipHandleCopies(Target);
+    const auto *Call = dyn_cast_or_null<CallExpr>(Target);
+    if (!Call)
+      return Target;
+    if (std::optional<TensorCall> Tensor = resolveTensorCall(Call, Table)) {
+      const Expr *Aliased = Tensor->aliasedArgument();
+      if (!Aliased)
+        return Target;
+      Target = Aliased;
+      continue;
+    }
+    const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
+    if (Member && Member->getMethodDecl() &&
+        Member->getMethodDecl()->getIdentifier() &&
+        Member->getMethodDecl()->getName() == "value" &&
+        isLibtorchDecl(Member->getMethodDecl())) {
+      Target = Member->getImplicitObjectArgument();
+      continue;
+    }
+    return Target;
+  }
+  return Target;
+}
+
+// Note [Overwriting is not an update]
+// Writing a parameter twice is harmless when the write does not read the
+// value it replaces: re-initialisation loops (`p.uniform_(-0.1, 0.1)`,
+// `torch::nn::init::zeros_(p)`) and copies from elsewhere (`p.copy_(src)`)
+// give the same result once or twice. A random fill is recognised from the
+// schema (an overload with a `generator` argument); `copy_`, `fill_` and
+// `zero_` are the overwrites ATen spells without one. Such a write counts
+// as an update only when another operand reads the parameter itself.
+bool isOverwrite(const TensorCall &Tensor, const OperatorTable &Table,
+                 const ValueDecl *Parameter) {
+  bool Random = llvm::any_of(
+      Table.overloads(Tensor.Effect.Operator), [](const OperatorOverload &O) {
+        return llvm::is_contained(O.Arguments, "generator");
+      });
+  llvm::StringRef Op = Tensor.Effect.Operator;
+  if (!Random && Op != "copy_" && Op != "fill_" && Op != "zero_")
+    return false;
+  for (unsigned I = 1; I < Tensor.Call->getNumArgs(); ++I)
+    if (mentions(Tensor.Call->getArg(I), Parameter))
+      return false;
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Tensor.Call))
+    for (const Expr *Arg : Member->arguments())
+      if (mentions(Arg, Parameter))
+        return false;
+  return true;
+}
+
+/// Whether A and B are the same expression, spelled alike up to implicit
+/// nodes: `gpt->tok_emb->weight` twice.
+bool isSameExpression(const Expr *A, const Expr *B,
+                             const ASTContext &AST) {
+  llvm::FoldingSetNodeID IdA, IdB;
+  A->IgnoreParenImpCasts()->Profile(IdA, AST, /*Canonical=*/true);
+  B->IgnoreParenImpCasts()->Profile(IdB, AST, /*Canonical=*/true);
+  return IdA == IdB;
+}
+
+} // namespace
+
+std::optional<LoopUpdate> findLoopUpdate(const Stmt *Loop,
+                                         ParameterSharingAnalysis &Sharing) {
+  const OperatorTable &Ops = Sharing.table();
+  const auto *RangeFor = dyn_cast<CXXForRangeStmt>(Loop);
+  const Stmt *Body = RangeFor ? RangeFor->getBody()
+                     : isa<ForStmt>(Loop) ? cast<ForStmt>(Loop)->getBody()
+                                          : cast<WhileStmt>(Loop)->getBody();
+  std::optional<LoopUpdate> Found;
+  // The first in-place update of the loop's parameter, and the list it
+  // comes from.
+  std::function<bool(const Stmt *)> Visit = [&](const Stmt *S) -> bool {
+    if (!S || isa<LambdaExpr>(S))
+      return false;
+    if (const auto *Call = dyn_cast<CallExpr>(S)) {
+      if (std::optional<TensorCall> Tensor = resolveTensorCall(Call, Ops)) {
+        for (unsigned Position : Tensor->Effect.WrittenArgs) {
+          if (Position >= Tensor->Args.size())
+            continue;
+          const Expr *Target = writtenParameter(Tensor->Args[Position], Ops);
+          const Expr *List = nullptr;
+          const ValueDecl *Parameter = nullptr;
+          bool ModuleLoop = false;
+          if (RangeFor) {
+            const auto *Ref = dyn_cast_or_null<DeclRefExpr>(Target);
+            if (Ref && Ref->getDecl() == RangeFor->getLoopVariable()) {
+              List = RangeFor->getRangeInit();
+              Parameter = Ref->getDecl();
+              if (Sharing.moduleLoopParameters(List))
+                ModuleLoop = true;
+            }
+          } else if (const auto *Index =
+                         dyn_cast_or_null<CXXOperatorCallExpr>(Target);
+                     Index && Index->getOperator() == OO_Subscript &&
+                     isTensorListType(Index->getArg(0)->getType())) {
+            List = Index->getArg(0);
+            if (const auto *Ref =
+                    dyn_cast<DeclRefExpr>(List->IgnoreImplicit()))
+              Parameter = Ref->getDecl();
+          }
+          if (!List || !Parameter || isOverwrite(*Tensor, Ops, Parameter))
+            continue;
+          Found = LoopUpdate{Call, Tensor->Spelling, List, ModuleLoop};
+          return true;
+        }
+      }
+    }
+    return llvm::any_of(S->children(), Visit);
+  };
+  Visit(Body);
+  return Found;
+}
+
+// Note [Assigning a member the tensor it holds]
+// `m->weight = assign(m->weight, w)`, where `assign` copies `w` into its
+// argument and returns it, binds the member to the tensor it already holds:
+// the registration still names the same tensor, so there is nothing to
+// re-register. The right-hand side is followed through every call that
+// returns its argument's handle unchanged (in-place operators, and functions
+// of the translation unit whose summary says so) and compared with the
+// member. A view of the member (`w = w.t()`) is another tensor and is still
+// reported.
+bool assignsHeldTensor(const CXXOperatorCallExpr *Assign,
+                       AliasAnalysisContext &Aliases, const ASTContext &AST) {
+  const Expr *Value = skipHandleCopies(Assign->getArg(1));
+  while (const auto *Call = dyn_cast_or_null<CallExpr>(Value)) {
+    const Expr *Returned = Aliases.returnedArgument(Call);
+    if (!Returned)
+      break;
+    Value = skipHandleCopies(Returned);
+  }
+  return Value && isSameExpression(Value, Assign->getArg(0), AST);
+}
+
+} // namespace clang::tidy::libtorch

@@ -1,0 +1,675 @@
+//===- WorkerRaceAnalysis.cpp - races between a spawner and its workers --===//
+
+#include "WorkerRaceAnalysis.h"
+
+#include "ParameterSharing.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/StmtCXX.h"
+#include "clang/Basic/SourceManager.h"
+
+#include <functional>
+
+namespace clang::tidy::libtorch {
+
+/// Calls after which a worker has finished.
+static constexpr llvm::StringLiteral JoinMethods[] = {"join", "get", "wait"};
+
+namespace {
+
+bool within(const SourceManager &SM, SourceLocation L, SourceRange R) {
+  return R.isValid() && !SM.isBeforeInTranslationUnit(L, R.getBegin()) &&
+         !SM.isBeforeInTranslationUnit(R.getEnd(), L);
+}
+
+const CXXRecordDecl *recordOf(QualType Type) {
+  return Type.isNull() ? nullptr
+                       : Type.getNonReferenceType()->getAsCXXRecordDecl();
+}
+
+/// A user's object whose members are tensors or lists of tensors, or a
+/// torch::data::Example. Copying it copies the handles.
+bool holdsTensors(QualType Type) {
+  const CXXRecordDecl *Record = recordOf(Type);
+  if (!Record || !Record->hasDefinition() || Record->isInStdNamespace() ||
+      isTensorType(Type) || moduleImplOf(Type))
+    return false;
+  return llvm::any_of(Record->getDefinition()->fields(),
+                      [](const FieldDecl *Field) {
+                        return isTensorType(Field->getType()) ||
+                               isTensorListType(Field->getType());
+                      });
+}
+
+std::optional<SharedKind> sharedKind(QualType Type) {
+  if (isTensorType(Type))
+    return SharedKind::Tensor;
+  if (isTensorListType(Type))
+    return SharedKind::Container;
+  if (moduleImplOf(Type))
+    return SharedKind::Module;
+  if (holdsTensors(Type))
+    return SharedKind::Struct;
+  return std::nullopt;
+}
+
+/// `opt.step()` on a torch::optim optimizer.
+bool isOptimizerStep(const CXXMemberCallExpr *Call) {
+  const CXXMethodDecl *Method = Call->getMethodDecl();
+  if (!Method || !Method->getIdentifier() || Method->getName() != "step")
+    return false;
+  const CXXRecordDecl *Class = Method->getParent();
+  bool Optimizer = false;
+  auto IsOptimizer = [](const CXXRecordDecl *R) {
+    return R->getQualifiedNameAsString() == "torch::optim::Optimizer";
+  };
+  if (IsOptimizer(Class))
+    return true;
+  if (Class->hasDefinition())
+    Class->forallBases([&](const CXXRecordDecl *Base) {
+      Optimizer |= IsOptimizer(Base);
+      return true;
+    });
+  return Optimizer;
+}
+
+/// The module parameter list an optimizer variable was built from:
+/// `torch::optim::SGD opt(local->parameters(), ...)`.
+const Expr *optimizerParameters(const CXXMemberCallExpr *Step) {
+  const auto *Ref = dyn_cast<DeclRefExpr>(
+      Step->getImplicitObjectArgument()->IgnoreImplicit());
+  const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  if (!Var || !Var->getInit())
+    return nullptr;
+  const auto *Construct =
+      dyn_cast<CXXConstructExpr>(Var->getInit()->IgnoreImplicit());
+  if (!Construct || Construct->getNumArgs() == 0)
+    return nullptr;
+  return Construct->getArg(0);
+}
+
+} // namespace
+
+void WorkerRaceAnalysis::collect(const Stmt *S) {
+  if (!S)
+    return;
+  if (const auto *Compound = dyn_cast<CompoundStmt>(S))
+    Compounds.push_back(Compound);
+  if (const auto *Decl = dyn_cast<DeclStmt>(S)) {
+    for (const auto *D : Decl->decls())
+      if (const auto *Var = dyn_cast<VarDecl>(D)) {
+        std::string Type = Var->getType().getAsString();
+        if (!Compounds.empty() &&
+            (llvm::StringRef(Type).contains("lock_guard") ||
+             llvm::StringRef(Type).contains("unique_lock") ||
+             llvm::StringRef(Type).contains("scoped_lock")))
+          Locks.push_back({Var->getLocation(), Compounds.back()->getSourceRange()});
+        if (Var->getInit() && (isTensorType(Var->getType()) ||
+                               isTensorListType(Var->getType()))) {
+          AliasValue Value = Analysis.evaluate(Var->getInit(), Environment);
+          if (!Value.Root && !Value.isView())
+            Value.Root = Var;
+          Environment[Var] = Value;
+        }
+      }
+  }
+  if (const auto *Lambda = dyn_cast<LambdaExpr>(S))
+    for (const LambdaCapture &Capture : Lambda->captures())
+      if (Capture.capturesVariable())
+        if (const auto *Var = dyn_cast<VarDecl>(Capture.getCapturedVar());
+            Var && Var->isInitCapture() && Var->getInit() &&
+            isTensorType(Var->getType()))
+          Environment[Var] = Analysis.evaluate(Var->getInit(), Environment);
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
+    if (isa<VarDecl>(Ref->getDecl()))
+      References.push_back({rootOfReference(Ref), Ref});
+  if (const auto *Member = dyn_cast<MemberExpr>(S))
+    if (const auto *Object =
+            dyn_cast<DeclRefExpr>(Member->getBase()->IgnoreImplicit()))
+      if (const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl()))
+        MemberOf[Object] = Field;
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(S))
+    if (const CXXMethodDecl *Method = Member->getMethodDecl();
+        Method && Method->getIdentifier() &&
+        llvm::is_contained(JoinMethods, Method->getName()) &&
+        !isTensorType(Member->getImplicitObjectArgument()->getType()))
+      Joins.push_back(Member);
+  if (isa<CallExpr, CXXConstructExpr>(S))
+    if (std::optional<WorkerSpawn> Spawn = Workers.match(cast<Expr>(S)))
+      Spawns.push_back(std::make_unique<WorkerSpawn>(std::move(*Spawn)));
+  for (const Stmt *Child : S->children())
+    collect(Child);
+  if (isa<CompoundStmt>(S))
+    Compounds.pop_back();
+}
+
+const ValueDecl *
+WorkerRaceAnalysis::rootOfReference(const DeclRefExpr *Ref) const {
+  const auto *Var = cast<VarDecl>(Ref->getDecl());
+  auto It = Environment.find(Var);
+  if (It != Environment.end() && It->second.Root)
+    return It->second.Root;
+  if (isTensorType(Var->getType()))
+    return Var;
+  TensorPlace Place = placeOfVariable(Var, 0);
+  return Place.Base ? Place.Base : Var;
+}
+
+/// A variable whose value is another variable's handle, container, struct
+/// or ModuleHolder: a reference, or a copy of a named object.
+static const Expr *copiedFrom(const VarDecl *Var) {
+  if (isa<ParmVarDecl>(Var) || !Var->getInit() ||
+      (!Var->hasLocalStorage() && !Var->isInitCapture()))
+    return nullptr;
+  if (Var->getType()->isReferenceType())
+    return Var->getInit();
+  if (isTensorType(Var->getType()))
+    return nullptr;
+  const Expr *Init = skipModuleHandleCopies(Var->getInit());
+  return isa<DeclRefExpr, MemberExpr>(Init) ? Init : nullptr;
+}
+
+WorkerRaceAnalysis::TensorPlace
+WorkerRaceAnalysis::placeOfVariable(const VarDecl *Var, unsigned Depth) const {
+  if (Depth < 16) {
+    if (auto It = RangeInits.find(Var); It != RangeInits.end())
+      return placeOf(It->second, Depth + 1);
+    if (const Expr *Source = copiedFrom(Var)) {
+      TensorPlace Place = placeOf(Source, Depth + 1);
+      if (!Place.HolderCopy && moduleImplOf(Var->getType()) &&
+          !Var->getType()->isReferenceType())
+        Place.HolderCopy = Var;
+      return Place;
+    }
+  }
+  TensorPlace Place;
+  Place.Base = Var;
+  Place.OfModule = moduleImplOf(Var->getType()) != nullptr;
+  return Place;
+}
+
+WorkerRaceAnalysis::TensorPlace
+WorkerRaceAnalysis::placeOf(const Expr *E, unsigned Depth) const {
+  TensorPlace Place;
+  const FieldDecl *Member = nullptr;
+  const Expr *Index = nullptr;
+  bool OfModule = false;
+  for (; E && Depth < 16; ++Depth) {
+    E = OfModule ? skipModuleHandleCopies(E) : skipHandleCopies(E);
+    if (const auto *Call = dyn_cast<CallExpr>(E)) {
+      if (std::optional<TensorCall> Tensor = resolveTensorCall(Call, Table)) {
+        E = Tensor->aliasedArgument();
+        if (!E)
+          return Place;
+        continue;
+      }
+      const auto *Method =
+          dyn_cast_or_null<CXXMethodDecl>(Call->getDirectCallee());
+      const Expr *Object = nullptr;
+      if (const auto *MemberCall = dyn_cast<CXXMemberCallExpr>(Call))
+        Object = MemberCall->getImplicitObjectArgument();
+      else if (isa<CXXOperatorCallExpr>(Call) && Method)
+        Object = Call->getArg(0);
+      if (!Method || !Object)
+        return Place;
+      // `v[i]`, `v.at(i)`: an element of a container of tensors.
+      if (isTensorListType(Object->getType())) {
+        unsigned First = isa<CXXOperatorCallExpr>(Call) ? 1 : 0;
+        if (!Index && Call->getNumArgs() > First)
+          Index = Call->getArg(First);
+        E = Object;
+        continue;
+      }
+      // `m->parameters()`: the module's own tensors.
+      if (Method->getIdentifier() &&
+          (Method->getName() == "parameters" ||
+           Method->getName() == "buffers") &&
+          moduleImplOf(skipModuleHandleCopies(Object)->getType())) {
+        OfModule = true;
+        Member = nullptr;
+        E = Object;
+        continue;
+      }
+      return Place;
+    }
+    if (const auto *Access = dyn_cast<MemberExpr>(E)) {
+      const auto *Field = dyn_cast<FieldDecl>(Access->getMemberDecl());
+      if (!Field)
+        return Place;
+      const Expr *Object = Access->getBase();
+      QualType ObjectType = Object->getType();
+      if (Access->isArrow() && ObjectType->isPointerType())
+        ObjectType = ObjectType->getPointeeType();
+      // `local->weight`: a parameter of the module.
+      if (moduleImplOf(ObjectType) && !OfModule) {
+        OfModule = true;
+        Member = nullptr;
+        E = Object;
+        continue;
+      }
+      if (Access->isArrow())
+        return Place;
+      Member = Field;
+      E = Object;
+      continue;
+    }
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+      const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+      if (!Var)
+        return Place;
+      Place = placeOfVariable(Var, Depth + 1);
+      if (!Place.Member)
+        Place.Member = Member;
+      if (!Place.ElementIndex)
+        Place.ElementIndex = Index;
+      Place.OfModule |= OfModule;
+      return Place;
+    }
+    return Place;
+  }
+  return Place;
+}
+
+WorkerRaceAnalysis::Updates
+WorkerRaceAnalysis::updatesOf(const FunctionAliasAnalysis &Owner,
+                            const Stmt *Body) {
+  Updates Result;
+  auto Add = [&](const Expr *Call, llvm::StringRef Operator,
+                 const WriteEvent *Write, const Expr *Target) {
+    auto U = std::make_unique<StorageUpdate>();
+    U->Call = Call;
+    U->Operator = Operator;
+    U->Write = Write;
+    if (Write && Write->Value.Root)
+      U->Roots.push_back(Write->Value.Root);
+    TensorPlace Place = placeOf(Target);
+    if (Place.Base && !llvm::is_contained(U->Roots, Place.Base))
+      U->Roots.push_back(Place.Base);
+    U->Member = Place.OfModule ? nullptr : Place.Member;
+    U->HolderCopy = Place.HolderCopy;
+    U->ElementIndex = Place.ElementIndex;
+    if (!U->Roots.empty())
+      Result.push_back(std::move(U));
+  };
+  // Range-for variables first: placeOf follows them.
+  llvm::DenseMap<const VarDecl *, const Expr *> Ranges = rangeForInits(Body);
+  RangeInits.insert(Ranges.begin(), Ranges.end());
+  for (const WriteEvent &Write : Owner.writes())
+    Add(Write.Call, Write.Operator, &Write, Write.Target);
+  std::function<void(const Stmt *)> FindSteps = [&](const Stmt *S) {
+    if (!S)
+      return;
+    if (const auto *Call = dyn_cast<CXXMemberCallExpr>(S);
+        Call && isOptimizerStep(Call))
+      if (const Expr *Parameters = optimizerParameters(Call))
+        Add(Call, "step", nullptr, Parameters);
+    for (const Stmt *Child : S->children())
+      FindSteps(Child);
+  };
+  FindSteps(Body);
+  llvm::sort(Result, [&](const auto &A, const auto &B) {
+    return SM->isBeforeInTranslationUnit(A->Call->getBeginLoc(),
+                                         B->Call->getBeginLoc());
+  });
+  return Result;
+}
+
+std::vector<SharedValue>
+WorkerRaceAnalysis::sharedValues(const WorkerSpawn &Spawn) const {
+  std::vector<SharedValue> Shared;
+  for (unsigned I = 0; I < Spawn.BoundArgs.size(); ++I) {
+    const Expr *Arg = Spawn.BoundArgs[I];
+    std::optional<SharedKind> Kind = sharedKind(Arg->getType());
+    if (!Kind)
+      continue;
+    SharedValue V;
+    V.Kind = *Kind;
+    V.Root = *Kind == SharedKind::Tensor
+                 ? Analysis.evaluate(Arg, Environment).Root
+                 : placeOf(Arg).Base;
+    V.Argument = Arg;
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(
+            *Kind == SharedKind::Module ? skipModuleHandleCopies(Arg)
+                                        : skipHandleCopies(Arg)))
+      V.Name = Ref->getDecl()->getName().str();
+    if (Spawn.Bound && Spawn.Bound->getDefinition() &&
+        I < Spawn.Bound->getDefinition()->getNumParams())
+      V.BoundParam = Spawn.Bound->getDefinition()->getParamDecl(I);
+    if (V.Root)
+      Shared.push_back(V);
+  }
+  if (Spawn.Lambda)
+    for (const LambdaCapture &Capture : Spawn.Lambda->captures()) {
+      if (!Capture.capturesVariable())
+        continue;
+      const auto *Var = dyn_cast<VarDecl>(Capture.getCapturedVar());
+      std::optional<SharedKind> Kind =
+          Var ? sharedKind(Var->getType()) : std::nullopt;
+      if (!Kind)
+        continue;
+      SharedValue V;
+      V.Kind = *Kind;
+      auto It = Environment.find(Var);
+      if (It != Environment.end() && It->second.Root)
+        V.Root = It->second.Root;
+      else if (*Kind == SharedKind::Tensor)
+        V.Root = Var;
+      else
+        V.Root = placeOfVariable(Var, 0).Base;
+      V.Capture = &Capture;
+      V.Name = Var->getName().str();
+      if (V.Root)
+        Shared.push_back(V);
+    }
+  return Shared;
+}
+
+bool WorkerRaceAnalysis::isPartitioned(const StorageUpdate &Write,
+                                     const LambdaExpr *Body) const {
+  // Note [Partitioned chunks]: a view or element whose indices come from the
+  // chunk's range (`out.select(0, i)`, `outs[i]` for `i` in `[begin, end)`)
+  // is written by one chunk only. Any variable declared in the body counts
+  // as such an index.
+  const Expr *Site = Write.ElementIndex;
+  if (!Site && Write.Write && Write.Write->Value.isView())
+    Site = Write.Write->Value.AliasSite;
+  if (!Site || !within(*SM, Site->getBeginLoc(), Body->getSourceRange()))
+    return false;
+  bool UsesLocal = false;
+  std::function<void(const Stmt *)> Visit = [&](const Stmt *S) {
+    if (!S || UsesLocal)
+      return;
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
+      if (isa<VarDecl>(Ref->getDecl()) &&
+          within(*SM, Ref->getDecl()->getLocation(), Body->getSourceRange()) &&
+          !isTensorType(Ref->getType()))
+        UsesLocal = true;
+    for (const Stmt *Child : S->children())
+      Visit(Child);
+  };
+  Visit(Site);
+  return UsesLocal;
+}
+
+bool WorkerRaceAnalysis::isLocked(const Stmt *S) const {
+  return llvm::any_of(Locks, [&](const auto &Lock) {
+    return SM->isBeforeInTranslationUnit(Lock.first, S->getBeginLoc()) &&
+           within(*SM, S->getBeginLoc(), Lock.second);
+  });
+}
+
+bool WorkerRaceAnalysis::joinedBetween(SourceLocation From,
+                                     SourceLocation To) const {
+  return llvm::any_of(Joins, [&](const CallExpr *Join) {
+    return SM->isBeforeInTranslationUnit(From, Join->getBeginLoc()) &&
+           SM->isBeforeInTranslationUnit(Join->getBeginLoc(), To);
+  });
+}
+
+/// The variable that S gives a fresh value: its declaration, or an assignment
+/// to it (a tensor's `=` rebinds the handle).
+static const ValueDecl *reboundVariable(const Stmt *S) {
+  if (const auto *Decl = dyn_cast<DeclStmt>(S))
+    return Decl->isSingleDecl() ? dyn_cast<VarDecl>(Decl->getSingleDecl())
+                                : nullptr;
+  const Expr *Target = nullptr;
+  if (const auto *Assign = dyn_cast<BinaryOperator>(S);
+      Assign && Assign->getOpcode() == BO_Assign)
+    Target = Assign->getLHS();
+  if (const auto *Assign = dyn_cast<CXXOperatorCallExpr>(S);
+      Assign && Assign->getOperator() == OO_Equal && Assign->getNumArgs() == 2)
+    Target = Assign->getArg(0);
+  const auto *Ref =
+      Target ? dyn_cast<DeclRefExpr>(Target->IgnoreImplicit()) : nullptr;
+  return Ref ? Ref->getDecl() : nullptr;
+}
+
+/// A thread or future whose destructor may wait for its worker. Only a
+/// jthread and a future from std::async do; a future of a packaged_task does
+/// not, but is taken to, which can only make the check quieter.
+static bool joinsOnDestruction(QualType Type) {
+  std::string Name = Type.getCanonicalType().getAsString();
+  return llvm::StringRef(Name).contains("jthread") ||
+         llvm::StringRef(Name).contains("future<");
+}
+
+// Note [Spawner paths]
+// A spawner's write or use races a worker when it can run after the spawn
+// with no join between. Source order misses loops: a write early in a loop
+// body that spawns runs while the previous iteration's worker is still
+// running. So ordering follows the paths of the spawning function's CFG, built
+// with the options of the alias analysis, plus implicit destructors (a
+// jthread's or std::async future's destructor waits, Note [Join loops] for
+// loops).
+// A path through a declaration or assignment of the shared variable does not
+// count: from there the spawner holds a fresh tensor (one per iteration).
+// Statements map to their CFG element; a sub-statement without one to its
+// nearest ancestor that has one. Statements in a lambda body run when the
+// lambda is called, not where it is written: they, and every statement when
+// the CFG cannot be built, fall back to source order.
+//
+// Note [Join loops]
+// `for (auto &t : threads) t.join();` joins every worker, but its CFG also
+// has the path that skips the body (no threads). A path that reaches the
+// header of the innermost loop around a join is taken to have joined.
+void WorkerRaceAnalysis::buildPaths(const FunctionDecl *Function) {
+  CFG::BuildOptions Options;
+  Options.setAllAlwaysAdd();
+  Options.AddImplicitDtors = true;
+  Graph = CFG::buildCFG(Function, Function->getBody(),
+                        &Function->getASTContext(), Options);
+  if (!Graph)
+    return;
+  Parents = std::make_unique<ParentMap>(Function->getBody());
+  for (const CFGBlock *Block : *Graph) {
+    unsigned Index = 0;
+    for (const CFGElement &Element : *Block) {
+      if (auto S = Element.getAs<CFGStmt>()) {
+        Positions.try_emplace(S->getStmt(), Block, Index);
+        if (const ValueDecl *Var = reboundVariable(S->getStmt()))
+          Rebinds[Var].push_back({Block, Index});
+      }
+      ++Index;
+    }
+  }
+  llvm::DenseSet<const Stmt *> JoinLoops;
+  for (const CallExpr *Join : Joins) {
+    if (!positionOf(Join))
+      continue;
+    for (const Stmt *S = Parents->getParent(Join); S; S = Parents->getParent(S))
+      if (isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(S)) {
+        JoinLoops.insert(S);
+        break;
+      }
+  }
+  for (const CFGBlock *Block : *Graph)
+    if (JoinLoops.contains(Block->getTerminatorStmt()))
+      JoinLoopHeaders.insert(Block);
+}
+
+std::optional<WorkerRaceAnalysis::CFGPosition>
+WorkerRaceAnalysis::positionOf(const Stmt *S) const {
+  if (auto It = Positions.find(S); It != Positions.end())
+    return It->second;
+  for (const Stmt *Parent = Parents->getParent(S); Parent;
+       Parent = Parents->getParent(Parent)) {
+    if (isa<LambdaExpr>(Parent))
+      return std::nullopt;
+    if (auto It = Positions.find(Parent); It != Positions.end())
+      return It->second;
+  }
+  return std::nullopt;
+}
+
+bool WorkerRaceAnalysis::isJoin(const CFGElement &Element) const {
+  if (auto S = Element.getAs<CFGStmt>())
+    return llvm::is_contained(Joins, S->getStmt());
+  if (auto Dtor = Element.getAs<CFGAutomaticObjDtor>())
+    return joinsOnDestruction(Dtor->getVarDecl()->getType());
+  return false;
+}
+
+/// Whether Later can run after Spawn before the worker is joined, and while
+/// Root still holds the value the worker was handed.
+bool WorkerRaceAnalysis::runsUnjoined(const Stmt *Spawn, const Stmt *Later,
+                                    const ValueDecl *Root) const {
+  auto From = Graph ? positionOf(Spawn) : std::nullopt;
+  auto To = From ? positionOf(Later) : std::nullopt;
+  if (!To)
+    return SM->isBeforeInTranslationUnit(Spawn->getEndLoc(),
+                                         Later->getBeginLoc()) &&
+           !joinedBetween(Spawn->getEndLoc(), Later->getBeginLoc());
+  const auto &Rebound = Rebinds.lookup(Root);
+  // Scans Block from Index: true at Later, false at a join or a rebinding
+  // of Root, nullopt past the end.
+  auto Scan = [&](const CFGBlock *Block,
+                  unsigned Index) -> std::optional<bool> {
+    for (; Index < Block->size(); ++Index) {
+      if (CFGPosition(Block, Index) == *To)
+        return true;
+      if (isJoin((*Block)[Index]) ||
+          llvm::is_contained(Rebound, CFGPosition(Block, Index)))
+        return false;
+    }
+    return std::nullopt;
+  };
+  llvm::SmallVector<const CFGBlock *, 8> Worklist;
+  llvm::DenseSet<const CFGBlock *> Seen;
+  auto Push = [&](const CFGBlock *Block) {
+    for (const CFGBlock::AdjacentBlock &Succ : Block->succs())
+      if (const CFGBlock *Next = Succ.getReachableBlock();
+          Next && !JoinLoopHeaders.contains(Next) && Seen.insert(Next).second)
+        Worklist.push_back(Next);
+  };
+  if (std::optional<bool> Reached = Scan(From->first, From->second + 1))
+    return *Reached;
+  Push(From->first);
+  while (!Worklist.empty()) {
+    const CFGBlock *Block = Worklist.pop_back_val();
+    if (std::optional<bool> Reached = Scan(Block, 0)) {
+      if (*Reached)
+        return true;
+      continue;
+    }
+    Push(Block);
+  }
+  return false;
+}
+
+const Stmt *WorkerRaceAnalysis::useAfter(const WorkerSpawn &Spawn,
+                                       const ValueDecl *Root,
+                                       const FieldDecl *Member) const {
+  SourceRange Own = Spawn.Site->getSourceRange();
+  for (const auto &[Referenced, Ref] : References) {
+    if (Referenced != Root || within(*SM, Ref->getLocation(), Own))
+      continue;
+    // Another member of the struct is not this use.
+    if (const FieldDecl *Used = MemberOf.lookup(Ref);
+        Member && Used && Used != Member)
+      continue;
+    if (runsUnjoined(Spawn.Site, Ref, Root))
+      return Ref;
+  }
+  return nullptr;
+}
+
+bool WorkerRaceAnalysis::workerUses(const WorkerSpawn &Spawn,
+                                  const ValueDecl *Root,
+                                  const FieldDecl *Member) const {
+  if (!Member || !Spawn.Lambda)
+    return true;
+  return llvm::any_of(References, [&](const auto &Reference) {
+    const auto &[Referenced, Ref] = Reference;
+    const FieldDecl *Used = MemberOf.lookup(Ref);
+    return Referenced == Root && (!Used || Used == Member) &&
+           within(*SM, Ref->getLocation(), Spawn.Lambda->getSourceRange());
+  });
+}
+
+static bool reaches(const StorageUpdate &U, const ValueDecl *Root) {
+  return llvm::is_contained(U.Roots, Root);
+}
+
+/// The writes of Shared by the worker of Spawn: in the lambda's body, or in
+/// the bound function through the parameter Shared is bound to.
+std::vector<const StorageUpdate *>
+WorkerRaceAnalysis::workerWrites(const WorkerSpawn &Spawn,
+                                 const SharedValue &Shared) {
+  std::vector<const StorageUpdate *> Writes;
+  if (Spawn.Lambda) {
+    for (const auto &U : FunctionUpdates)
+      if (reaches(*U, Shared.Root) &&
+          within(*SM, U->Call->getBeginLoc(), Spawn.Lambda->getSourceRange()))
+        Writes.push_back(U.get());
+  } else if (Shared.BoundParam) {
+    const auto *Callee =
+        cast<FunctionDecl>(Shared.BoundParam->getDeclContext());
+    if (const FunctionAliasAnalysis *CalleeAnalysis = AnalyzeCallee(Callee)) {
+      auto &Callees = CalleeUpdates[Callee];
+      if (Callees.empty())
+        Callees = updatesOf(*CalleeAnalysis, Callee->getBody());
+      for (const auto &U : Callees)
+        if (reaches(*U, Shared.BoundParam))
+          Writes.push_back(U.get());
+    }
+  }
+  return Writes;
+}
+
+/// Records the first race of a worker's write of Shared, if there is one.
+bool WorkerRaceAnalysis::findWorkerRace(const WorkerSpawn &Spawn,
+                                        const SharedValue &Shared) {
+  for (const StorageUpdate *Write : workerWrites(Spawn, Shared)) {
+    if (isLocked(Write->Call))
+      continue;
+    if (Spawn.Kind == WorkerKind::Partitioned) {
+      if (!Spawn.Lambda || isPartitioned(*Write, Spawn.Lambda))
+        continue;
+      Races.push_back({&Spawn, Shared, RaceKind::ChunksWrite, Write});
+      return true;
+    }
+    if (const Stmt *Use = useAfter(Spawn, Shared.Root, Write->Member)) {
+      Races.push_back({&Spawn, Shared, RaceKind::WorkerWrites, Write, Use});
+      return true;
+    }
+  }
+  return false;
+}
+
+/// Records the first write of Shared by the spawner before it joins.
+void WorkerRaceAnalysis::findSpawnerRace(const WorkerSpawn &Spawn,
+                                         const SharedValue &Shared) {
+  auto InOtherWorker = [&](const StorageUpdate &Write) {
+    return llvm::any_of(Spawns, [&](const auto &Other) {
+      return Other->Lambda && within(*SM, Write.Call->getBeginLoc(),
+                                     Other->Lambda->getSourceRange());
+    });
+  };
+  for (const auto &Write : FunctionUpdates) {
+    if (!reaches(*Write, Shared.Root) || InOtherWorker(*Write) ||
+        isLocked(Write->Call) ||
+        !runsUnjoined(Spawn.Site, Write->Call, Shared.Root) ||
+        !workerUses(Spawn, Shared.Root, Write->Member))
+      continue;
+    Races.push_back({&Spawn, Shared, RaceKind::SpawnerWrites, Write.get()});
+    return;
+  }
+}
+
+void WorkerRaceAnalysis::run(const FunctionDecl *Function) {
+  SM = &Function->getASTContext().getSourceManager();
+  collect(Function->getBody());
+  if (Spawns.empty())
+    return;
+  buildPaths(Function);
+  FunctionUpdates = updatesOf(Analysis, Function->getBody());
+  for (const auto &Spawn : Spawns)
+    for (const SharedValue &Shared : sharedValues(*Spawn))
+      if (!findWorkerRace(*Spawn, Shared) &&
+          Spawn->Kind != WorkerKind::Partitioned)
+        findSpawnerRace(*Spawn, Shared);
+}
+
+} // namespace clang::tidy::libtorch

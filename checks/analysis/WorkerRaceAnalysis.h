@@ -1,0 +1,191 @@
+//===- WorkerRaceAnalysis.h - races of a spawner and its workers -*- C++ -*-===//
+//
+// Finds, in one function, the tensors (and containers, structs and
+// ModuleHolders of tensors) that a worker entry point hands to another
+// thread, and the in-place write on either side that races the other side's
+// use of them. libtorch-worker-missing-clone words and fixes what it finds.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TORCHALIAS_ANALYSIS_WORKERRACEANALYSIS_H
+#define TORCHALIAS_ANALYSIS_WORKERRACEANALYSIS_H
+
+#include "AliasAnalysis.h"
+#include "WorkerEntryPoints.h"
+
+#include "clang/AST/ParentMap.h"
+#include "clang/Analysis/CFG.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace clang::tidy::libtorch {
+
+/// What a worker is handed.
+enum class SharedKind {
+  Tensor,    ///< A tensor or a view of one.
+  Container, ///< A std::vector of tensors.
+  Struct,    ///< An object with tensor members (`struct Batch { Tensor x; }`).
+  Module,    ///< A ModuleHolder, or a shared_ptr to a module.
+};
+
+/// A tensor, or a holder of tensors, that the spawner hands to a worker.
+struct SharedValue {
+  const ValueDecl *Root = nullptr;
+  std::string Name;
+  SharedKind Kind = SharedKind::Tensor;
+  const Expr *Argument = nullptr;          ///< a by-value argument
+  const LambdaCapture *Capture = nullptr;  ///< or a capture
+  const ParmVarDecl *BoundParam = nullptr; ///< the bound function's parameter
+};
+
+/// An in-place write, or an optimizer step, and the storage it reaches.
+struct StorageUpdate {
+  const Expr *Call = nullptr;
+  llvm::StringRef Operator;
+  /// The write the alias analysis recorded; null for an optimizer step.
+  const WriteEvent *Write = nullptr;
+  /// What it writes: the written tensor's root, the container or struct
+  /// variable that holds it, or the module whose parameters it updates.
+  llvm::SmallVector<const ValueDecl *, 2> Roots;
+  const FieldDecl *Member = nullptr; ///< The member of a struct written.
+  /// The copy of a ModuleHolder (`auto local = global;`) it goes through.
+  const VarDecl *HolderCopy = nullptr;
+  /// The index of the container element written (`outs[i]`).
+  const Expr *ElementIndex = nullptr;
+};
+
+/// How a shared value races.
+enum class RaceKind { WorkerWrites, SpawnerWrites, ChunksWrite };
+
+/// A shared value, the spawn that shares it and the write that races.
+struct WorkerRace {
+  const WorkerSpawn *Spawn;
+  SharedValue Shared;
+  RaceKind Kind;
+  const StorageUpdate *Write;
+  const Stmt *Use = nullptr; ///< the spawner's later use, for WorkerWrites
+};
+
+/// Finds the races between a spawner and its workers in one function.
+///
+/// Problem: a tensor passed to a thread shares its storage with the spawner's
+/// handle; an in-place write on either side is seen, unordered, by the other.
+/// So does a container or struct of tensors (copying it copies handles) and
+/// a ModuleHolder (copying it copies a shared_ptr to the module).
+///
+/// Simplification: a spawner's use or write races the spawn when some path
+/// of the spawning function's CFG runs from the spawn to it without passing a
+/// join (see Note [Spawner paths]), unless a `lock_guard`, `unique_lock` or
+/// `scoped_lock` is declared earlier in a scope enclosing the write. Tensor
+/// values are those of the alias analysis at their declaration, so a variable
+/// reassigned after the spawn keeps its first value, except that a path
+/// through the reassignment does not count. A write reaches a
+/// container, struct or module through the syntax of its target: element
+/// (`v[i]`), member (`b.images`) and view accesses, range-for variables,
+/// references, copies of the holder (`auto local = global;`) and
+/// `parameters()`; a tensor taken out of a struct into a variable by value is
+/// not followed back to the struct.
+///
+/// Limitation: joins in other functions, condition variables and atomics are
+/// not seen; a loop around a join counts as joining even when it may skip it;
+/// statements in lambda bodies other than the worker's, and every statement
+/// when the CFG cannot be built, are ordered by source position.
+class WorkerRaceAnalysis {
+public:
+  using Analyzer =
+      llvm::function_ref<const FunctionAliasAnalysis *(const FunctionDecl *)>;
+
+  /// Analysis is the alias analysis of the spawning function; AnalyzeCallee
+  /// gives that of a function a worker runs, or null.
+  WorkerRaceAnalysis(const FunctionAliasAnalysis &Analysis,
+                     const WorkerEntryPoints &Workers,
+                     const OperatorTable &Table, Analyzer AnalyzeCallee)
+      : Analysis(Analysis), Workers(Workers), Table(Table),
+        AnalyzeCallee(AnalyzeCallee) {}
+
+  void run(const FunctionDecl *Function);
+
+  /// At most one race per shared value of each spawn, in spawn order. They
+  /// point into this analysis, which must outlive them.
+  const std::vector<WorkerRace> &races() const { return Races; }
+
+private:
+  /// Where a tensor lives: the variable at the bottom of its member, element,
+  /// view and ModuleHolder accesses.
+  struct TensorPlace {
+    const ValueDecl *Base = nullptr;
+    const FieldDecl *Member = nullptr; ///< The member of Base reached.
+    bool OfModule = false; ///< Base is a module, the tensor its parameter.
+    const VarDecl *HolderCopy = nullptr;
+    const Expr *ElementIndex = nullptr;
+  };
+  /// Where a statement of the spawning function runs: its CFG block and the
+  /// index of its element there.
+  using CFGPosition = std::pair<const CFGBlock *, unsigned>;
+  using Updates = std::vector<std::unique_ptr<StorageUpdate>>;
+
+  void collect(const Stmt *S);
+  std::vector<SharedValue> sharedValues(const WorkerSpawn &Spawn) const;
+  Updates updatesOf(const FunctionAliasAnalysis &Owner, const Stmt *Body);
+  std::vector<const StorageUpdate *> workerWrites(const WorkerSpawn &Spawn,
+                                                  const SharedValue &Shared);
+  bool findWorkerRace(const WorkerSpawn &Spawn, const SharedValue &Shared);
+  void findSpawnerRace(const WorkerSpawn &Spawn, const SharedValue &Shared);
+  TensorPlace placeOf(const Expr *E, unsigned Depth = 0) const;
+  TensorPlace placeOfVariable(const VarDecl *Var, unsigned Depth) const;
+  const ValueDecl *rootOfReference(const DeclRefExpr *Ref) const;
+  bool isPartitioned(const StorageUpdate &Write, const LambdaExpr *Body) const;
+  bool isLocked(const Stmt *S) const;
+  bool joinedBetween(SourceLocation From, SourceLocation To) const;
+  void buildPaths(const FunctionDecl *Function);
+  std::optional<CFGPosition> positionOf(const Stmt *S) const;
+  bool isJoin(const CFGElement &Element) const;
+  bool runsUnjoined(const Stmt *Spawn, const Stmt *Later,
+                    const ValueDecl *Root) const;
+  const Stmt *useAfter(const WorkerSpawn &Spawn, const ValueDecl *Root,
+                       const FieldDecl *Member) const;
+  bool workerUses(const WorkerSpawn &Spawn, const ValueDecl *Root,
+                  const FieldDecl *Member) const;
+
+  const FunctionAliasAnalysis &Analysis;
+  const WorkerEntryPoints &Workers;
+  const OperatorTable &Table;
+  Analyzer AnalyzeCallee;
+  const SourceManager *SM = nullptr;
+  std::vector<std::unique_ptr<WorkerSpawn>> Spawns;
+  std::vector<WorkerRace> Races;
+  AliasEnvironment Environment;
+  std::vector<const CompoundStmt *> Compounds;
+  /// Lock guards and the scope they hold the lock for.
+  std::vector<std::pair<SourceLocation, SourceRange>> Locks;
+  std::vector<const CallExpr *> Joins;
+  /// The spawning function's CFG; null when it cannot be built.
+  std::unique_ptr<CFG> Graph;
+  std::unique_ptr<ParentMap> Parents;
+  /// The block and element index of each statement of the CFG.
+  llvm::DenseMap<const Stmt *, CFGPosition> Positions;
+  /// The declarations and assignments of each variable, as Positions.
+  llvm::DenseMap<const ValueDecl *, llvm::SmallVector<CFGPosition, 2>> Rebinds;
+  /// Loop headers that a path does not pass unjoined: Note [Join loops].
+  llvm::DenseSet<const CFGBlock *> JoinLoopHeaders;
+  std::vector<std::pair<const ValueDecl *, const DeclRefExpr *>> References;
+  /// References that are the object of a member access (`b.images`).
+  llvm::DenseMap<const DeclRefExpr *, const FieldDecl *> MemberOf;
+  /// Range-for variables, of this function and of the bound callees, and
+  /// their ranges.
+  llvm::DenseMap<const VarDecl *, const Expr *> RangeInits;
+  /// The updates of this function, lambda bodies included, in source order.
+  Updates FunctionUpdates;
+  llvm::DenseMap<const FunctionDecl *, Updates> CalleeUpdates;
+};
+
+} // namespace clang::tidy::libtorch
+
+#endif

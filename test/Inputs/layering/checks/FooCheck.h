@@ -1,0 +1,1 @@
+// A check header, for the analysis-layering-is-checked test.

@@ -1,0 +1,1 @@
+// A header of the check layer that is not named *Check.h.
