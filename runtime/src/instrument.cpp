@@ -1,5 +1,7 @@
 #include "torchalias/instrument.h"
 
+#include "json_text.h"
+
 #include "torchalias/overlap.h"
 #include "torchalias/parameters.h"
 
@@ -16,19 +18,8 @@
 namespace torchalias {
 namespace {
 
-std::string hex_address(std::uintptr_t address) {
-  char text[2 + 2 * sizeof(std::uintptr_t) + 1];
-  std::snprintf(text, sizeof text, "0x%llx",
-                static_cast<unsigned long long>(address));
-  return text;
-}
-
-std::string json_int_array(c10::IntArrayRef values) {
-  std::string json = "[";
-  for (std::int64_t value : values)
-    json += (json.size() > 1 ? "," : "") + std::to_string(value);
-  return json + "]";
-}
+using detail::hex_address;
+using detail::json_int_array;
 
 // Sizes, strides and storage offset: what an overlap record needs to show
 // where in the storage each tensor lies.

@@ -1,5 +1,7 @@
 #include "torchalias/validate.h"
 
+#include "json_text.h"
+
 #include "torchalias/fingerprint.h"
 #include "torchalias/parameters.h"
 
@@ -12,6 +14,10 @@
 namespace torchalias {
 namespace {
 
+using detail::hex;
+using detail::json_int_array;
+using detail::json_string_array;
+
 const char *to_string(at::MemOverlap overlap) {
   switch (overlap) {
   case at::MemOverlap::No:
@@ -22,29 +28,6 @@ const char *to_string(at::MemOverlap overlap) {
     return "too-hard";
   }
   return "?";
-}
-
-std::string hex(std::uint64_t value) {
-  char text[19];
-  std::snprintf(text, sizeof text, "0x%016llx",
-                static_cast<unsigned long long>(value));
-  return text;
-}
-
-// c10::str() would do, but goes through an ostringstream on a path that
-// runs before every flagged in-place write.
-std::string json_int_array(c10::IntArrayRef values) {
-  std::string json = "[";
-  for (std::int64_t value : values)
-    json += (json.size() > 1 ? "," : "") + std::to_string(value);
-  return json + "]";
-}
-
-std::string json_string_array(const std::vector<std::string> &values) {
-  std::string json = "[";
-  for (const std::string &value : values)
-    json += (json.size() > 1 ? "," : "") + json_quote(value);
-  return json + "]";
 }
 
 // Splits "a, b.x(), c" at top-level commas, as the macro stringizes it.
