@@ -95,6 +95,7 @@ llvm::Expected<RecordSet> readRecords(const std::vector<std::string> &Paths) {
                                    .str());
         continue;
       }
+      Record->Report = Path;
       Record->Source = llvm::formatv("{0}:{1}", Path, I + 1).str();
       Runs.insert({Path, Record->Pid});
       Set.Records.push_back(std::move(*Record));
@@ -150,7 +151,7 @@ std::vector<FindingVerdict> decide(const std::vector<StaticFinding> &Findings,
     std::set<std::pair<std::string, long long>> Runs;
     for (const RuntimeRecord *R : It->second) {
       ++V.Records;
-      Runs.insert({llvm::StringRef(R->Source).rsplit(':').first.str(), R->Pid});
+      Runs.insert({R->Report, R->Pid});
       if (R->Verdict == "confirmed") {
         if (V.ConfirmedRecords++ == 0)
           V.Evidence = R;

@@ -31,7 +31,8 @@ struct RuntimeRecord {
   unsigned Line = 0;
   long long Pid = 0;
   llvm::json::Value Facts = nullptr;
-  std::string Source; // REPORT.jsonl:LINE
+  std::string Report;  // the file it came from
+  std::string Source;  // REPORT.jsonl:LINE
 };
 
 struct RecordSet {
