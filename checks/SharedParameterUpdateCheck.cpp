@@ -8,6 +8,7 @@
 #include "ModuleFixIts.h"
 #include "ParameterUpdates.h"
 #include "TensorModel.h"
+#include "WorkerRaceAnalysis.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
@@ -38,6 +39,24 @@ std::string nameOr(const std::string &Name, llvm::StringRef Fallback) {
 }
 } // namespace
 
+static constexpr llvm::StringRef WorkerCheckName =
+    "libtorch-worker-missing-clone";
+
+/// The worker entry points libtorch-worker-missing-clone is configured with,
+/// if that check is enabled for this file.
+static std::optional<WorkerEntryPoints>
+workerCheckEntryPoints(ClangTidyContext *Context) {
+  if (!Context->isCheckEnabled(WorkerCheckName))
+    return std::nullopt;
+  const ClangTidyOptions::OptionMap &Options =
+      Context->getOptions().CheckOptions;
+  auto Configured =
+      Options.find((WorkerCheckName + ".WorkerEntryPoints").str());
+  return WorkerEntryPoints(compat::parseStringList(
+      Configured == Options.end() ? llvm::StringRef(DefaultWorkerEntryPoints)
+                                  : llvm::StringRef(Configured->second.Value)));
+}
+
 static std::string sourceText(const Expr *E, const ASTContext &AST) {
   return sourceText(E, AST.getSourceManager(), AST.getLangOpts());
 }
@@ -47,6 +66,7 @@ SharedParameterUpdateCheck::SharedParameterUpdateCheck(StringRef Name,
     : AliasCheckBase(Name, Context),
       Isolation(Options.get("IsolationHelper", IsolationHelper::Clone)),
       WarnWithoutSink(Options.get("WarnWithoutSink", false)),
+      WorkerCheckEntryPoints(workerCheckEntryPoints(Context)),
       Includes(Options.getLocalOrGlobal("IncludeStyle",
                                         utils::IncludeSorter::IS_LLVM)
                TORCHALIAS_SELF_CONTAINED_DIAGS) {}
@@ -399,6 +419,35 @@ void SharedParameterUpdateCheck::reportHolderCopy(
       << Copy << Original << !Via.empty() << Via;
 }
 
+// Note [One finding for a worker's holder copy]
+// When a worker updates a module through a copy of its ModuleHolder
+// (`auto local = global;` captured by, or made in, a thread's lambda) while
+// the spawner still uses the original, two checks see one bug: this one (a
+// copy updated as if it were a model of its own) and
+// libtorch-worker-missing-clone (a module shared with a worker). The worker
+// check owns it: its warning, at the capture, explains the race and carries
+// notes at the copy, the update and the spawner's use. This check reports the
+// copy only when no such race is reported: the worker check is disabled, or
+// the spawner joins before it uses the original.
+bool SharedParameterUpdateCheck::reportedAsWorkerRace(
+    const ValueDecl *Copy, const Expr *Sink, const FunctionDecl *Function,
+    ASTContext &AST) {
+  const auto *Local = dyn_cast<VarDecl>(Copy);
+  if (!WorkerCheckEntryPoints || !Local)
+    return false;
+  const FunctionAliasAnalysis *Aliases =
+      analyze(Function, AST, /*RequireWrites=*/false);
+  if (!Aliases)
+    return false;
+  auto AnalyzeCallee = [&](const FunctionDecl *Callee) {
+    return analyze(Callee, AST, /*RequireWrites=*/false);
+  };
+  WorkerRaceAnalysis Races(*Aliases, *WorkerCheckEntryPoints, table(),
+                           AnalyzeCallee);
+  Races.run(Function);
+  return Races.raceThroughHolderCopy(Local, Sink) != nullptr;
+}
+
 void SharedParameterUpdateCheck::checkHolderCopy(const Expr *Sink,
                                                  const Expr *ListExpr,
                                                  llvm::StringRef Name,
@@ -406,7 +455,7 @@ void SharedParameterUpdateCheck::checkHolderCopy(const Expr *Sink,
                                                  ASTContext &AST) {
   std::optional<HolderCopy> Copy =
       HolderCopyAnalysis(analysis(AST)).find(Sink, ListExpr, Function);
-  if (!Copy)
+  if (!Copy || reportedAsWorkerRace(Copy->Copy, Sink, Function, AST))
     return;
   std::optional<FixItHint> Fix;
   if (Copy->Init)

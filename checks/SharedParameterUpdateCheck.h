@@ -4,12 +4,14 @@
 #define TORCHALIAS_CHECKS_SHAREDPARAMETERUPDATECHECK_H
 
 #include "ParameterSharing.h"
+#include "WorkerEntryPoints.h"
 
 #include "AliasCheckBase.h"
 #include "clang/ASTMatchers/ASTMatchers.h"
 #include "clang-tidy/utils/IncludeInserter.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace clang::tidy::libtorch {
@@ -53,6 +55,8 @@ private:
   void checkHolderCopy(const Expr *Sink, const Expr *List,
                        llvm::StringRef Name, const FunctionDecl *Function,
                        ASTContext &AST);
+  bool reportedAsWorkerRace(const ValueDecl *Copy, const Expr *Sink,
+                            const FunctionDecl *Function, ASTContext &AST);
   void reportHolderCopy(const Expr *Sink, llvm::StringRef Name,
                         llvm::StringRef Original, llvm::StringRef Copy,
                         llvm::StringRef Via, SourceLocation CopySite,
@@ -65,6 +69,9 @@ private:
 
   const IsolationHelper Isolation;
   const bool WarnWithoutSink;
+  /// The worker entry points of libtorch-worker-missing-clone, when that
+  /// check runs too (Note [One finding for a worker's holder copy]).
+  const std::optional<WorkerEntryPoints> WorkerCheckEntryPoints;
   utils::IncludeInserter Includes;
   std::unique_ptr<ParameterSharingAnalysis> Analysis;
   llvm::DenseSet<const Expr *> NotedSites;

@@ -1,14 +1,9 @@
 //===- HolderCopyAnalysis.cpp - ModuleHolder copies used as models --------===//
 
 #include "HolderCopyAnalysis.h"
-#include "Compat.h"
-
-#include "WorkerEntryPoints.h"
 
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
-
-#include <functional>
 
 namespace clang::tidy::libtorch {
 
@@ -76,33 +71,6 @@ bool containsExpr(const Stmt *Outer, const Expr *Inner) {
   SourceRange Range = Outer->getSourceRange();
   SourceLocation Loc = Inner->getBeginLoc();
   return Range.getBegin() <= Loc && Loc <= Range.getEnd();
-}
-
-// Note [Copies in workers]
-// A ModuleHolder copied inside the callable of a worker entry point
-// (`std::thread t([&] { auto local = global; ... })`) is one thread's handle
-// on a module that others use: libtorch-worker-missing-clone reports it, with
-// the spawn and the other side's use, so this check stays quiet. Only the
-// default worker entry points are recognised here.
-bool isCopiedInWorker(const VarDecl *Copy, const FunctionDecl *Function) {
-  static const WorkerEntryPoints Workers(
-      compat::parseStringList(DefaultWorkerEntryPoints));
-  const SourceManager &SM = Function->getASTContext().getSourceManager();
-  SourceLocation Loc = Copy->getLocation();
-  std::function<bool(const Stmt *)> Visit = [&](const Stmt *S) -> bool {
-    if (!S)
-      return false;
-    if (isa<CallExpr, CXXConstructExpr>(S))
-      if (std::optional<WorkerSpawn> Spawn = Workers.match(cast<Expr>(S));
-          Spawn && Spawn->Lambda) {
-        SourceRange Body = Spawn->Lambda->getSourceRange();
-        if (!SM.isBeforeInTranslationUnit(Loc, Body.getBegin()) &&
-            !SM.isBeforeInTranslationUnit(Body.getEnd(), Loc))
-          return true;
-      }
-    return llvm::any_of(S->children(), Visit);
-  };
-  return Visit(Function->getBody());
 }
 
 // Note [Used after the update]
@@ -281,8 +249,6 @@ HolderCopyAnalysis::localCopy(const Expr *Sink, const Expr *Listed,
   UsesAfterSink After(Function->getBody(), Sink,
                       Function->getASTContext().getSourceManager());
   for (const LocalCopy &Copy : Finder.Copies) {
-    if (isCopiedInWorker(Copy.Copy, Function))
-      continue;
     std::optional<ModuleValue> Original =
         Sharing.moduleValue(skipModuleHandleCopies(Copy.Copy->getInit()));
     if (!Original || !(Original->Identity == Updated))

@@ -47,8 +47,8 @@ struct HolderCopy {
 /// ParameterSharingAnalysis identity of the updated list) and the other
 /// handle is used after the sink: later in the function, in a loop holding
 /// the sink, or, for a member, in another method of the class (Note [Used
-/// after the update]). A copy made inside a worker's callable is left to
-/// libtorch-worker-missing-clone (Note [Copies in workers]).
+/// after the update]). Whether another check owns the finding (a worker
+/// racing through the copy) is for the check to decide.
 ///
 /// Limitation: uses are ordered by source position, not along the CFG, so
 /// branches are not told apart; a copy reassigned anywhere in the function

@@ -672,4 +672,19 @@ void WorkerRaceAnalysis::run(const FunctionDecl *Function) {
         findSpawnerRace(*Spawn, Shared);
 }
 
+const WorkerRace *
+WorkerRaceAnalysis::raceThroughHolderCopy(const VarDecl *Copy,
+                                          const Expr *Sink) const {
+  for (const WorkerRace &R : Races) {
+    if (R.Kind != RaceKind::WorkerWrites || R.Write->HolderCopy != Copy ||
+        !R.Spawn->Lambda)
+      continue;
+    SourceRange Body = R.Spawn->Lambda->getSourceRange();
+    if (!SM->isBeforeInTranslationUnit(Sink->getBeginLoc(), Body.getBegin()) &&
+        !SM->isBeforeInTranslationUnit(Body.getEnd(), Sink->getBeginLoc()))
+      return &R;
+  }
+  return nullptr;
+}
+
 } // namespace clang::tidy::libtorch

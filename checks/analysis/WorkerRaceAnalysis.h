@@ -116,6 +116,12 @@ public:
   /// point into this analysis, which must outlive them.
   const std::vector<WorkerRace> &races() const { return Races; }
 
+  /// The race in which a worker updates a module through the ModuleHolder
+  /// copy Copy (`auto local = global;`) at Sink, a statement of the worker's
+  /// callable; null when there is none.
+  const WorkerRace *raceThroughHolderCopy(const VarDecl *Copy,
+                                          const Expr *Sink) const;
+
 private:
   /// Where a tensor lives: the variable at the bottom of its member, element,
   /// view and ModuleHolder accesses.
