@@ -65,7 +65,8 @@ bool isCloneable(const Expr *E) {
 OverlappingInplaceCheck::OverlappingInplaceCheck(StringRef Name,
                                                  ClangTidyContext *Context)
     : AliasCheckBase(Name, Context),
-      WarnOnPossibleOverlap(Options.get("WarnOnPossibleOverlap", false)) {}
+      WarnOnPossibleOverlap(Options.get("WarnOnPossibleOverlap", false)),
+      Semantics(OverlapSemantics::builtin()) {}
 
 void OverlappingInplaceCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   AliasCheckBase::storeOptions(Opts);
@@ -104,10 +105,45 @@ void OverlappingInplaceCheck::check(const MatchFinder::MatchResult &Result) {
 // overlap for dense tensors; for others (a slice along an inner dimension)
 // they give up and the kernel runs, reading elements it has already written.
 // So the same mistake throws for one shape and is silently wrong for another,
-// and the message says both. An operand that is exactly the destination
-// (`a.add_(a)`) is fine for an element-wise operator; it is reported only
-// where PyTorch rejects even that (an index of index_put_, an input of an
-// `out=` operation) or where no check runs (two written arguments).
+// and the message says both. Which operator rejects what is measured, not
+// written here (OverlapSemantics, checks/data/aten-overlap.json):
+// - an operand that is exactly the destination is reported where the
+//   operator rejects that (`x.index_put_({i}, x)`), and not where it accepts
+//   it (`a.add_(a)`, `at::add_out(x, x, y)`: each element is read before it
+//   is written);
+// - a partial overlap is reported in any case: where the operator rejects it
+//   the message says it throws when it can see it, where it accepts it the
+//   message says nothing checks it;
+// - where nothing was measured (an untested verdict, an operator the table
+//   skips), an exact alias is reported for an index, an `out=` argument and
+//   another written argument, as before the table existed;
+// - two written arguments are never checked by libtorch: always reported.
+void OverlappingInplaceCheck::lookUpMeasuredFacts(
+    OverlapSite &Site, const TensorCall &Tensor,
+    const OverlapAnalysis &Ranges) const {
+  std::optional<IndexingWrite> Indexing =
+      Site.Written == WrittenRole::Self ? indexingWrite(Site.Call) : std::nullopt;
+  llvm::StringRef Input = Site.Parameter;
+  Site.AtenOperator = Tensor.Effect.Operator;
+  if (Indexing) {
+    // Note [Indexing writes]: the indices are not an operand of copy_.
+    Site.AtenOperator = Indexing->AtenOperator.str();
+    if (Site.Operand.Position == 2)
+      Input = Site.Parameter = Indexing->ValuesName;
+    if (Indexing->Basic && Site.Operand.Position == 2)
+      Site.WrittenIndices = Indexing->Indices;
+  }
+  if (!Site.AtenOperator.empty())
+    Site.Measured = Semantics->lookup(
+        Site.AtenOperator, parameterName(Site.Call, Site.WrittenPosition),
+        Input);
+  Site.Overlap = Site.WrittenIndices
+                     ? Ranges.compareIndexed(Site.Write.Target,
+                                             Site.WrittenIndices,
+                                             Site.Operand.Operand)
+                     : Ranges.compare(Site.Write.Target, Site.Operand.Operand);
+}
+
 bool OverlappingInplaceCheck::checkOperand(const WriteEvent &Write,
                                            const WriteOperand &Operand,
                                            const OverlapAnalysis &Ranges,
@@ -125,7 +161,7 @@ bool OverlappingInplaceCheck::checkOperand(const WriteEvent &Write,
                                              : WrittenRole::Other;
   Site.OperandWritten = Tensor->Effect.writesArgument(Operand.Position);
   Site.Parameter = parameterName(Call, Operand.Position);
-  Site.Overlap = Ranges.compare(Write.Target, Operand.Operand);
+  lookUpMeasuredFacts(Site, *Tensor, Ranges);
   if (!isReportable(Site))
     return false;
   report(Site, Ranges, AST);
@@ -152,8 +188,12 @@ bool OverlappingInplaceCheck::isReportable(OverlapSite &Site) const {
   case ExtentOverlap::SameOrDisjoint:
     return false;
   case ExtentOverlap::Identical:
-    return Site.Written != WrittenRole::Self || Site.Parameter == "indices" ||
-           Site.OperandWritten;
+    // Note [What PyTorch checks].
+    if (Site.Written == WrittenRole::Other || Site.OperandWritten)
+      return true;
+    if (Site.Measured && Site.Measured->ExactAlias != OverlapVerdict::Untested)
+      return Site.Measured->ExactAlias == OverlapVerdict::Rejects;
+    return Site.Written != WrittenRole::Self || Site.Parameter == "indices";
   case ExtentOverlap::Unknown:
     return WarnOnPossibleOverlap;
   case ExtentOverlap::Contained:
@@ -179,8 +219,15 @@ void OverlappingInplaceCheck::report(const OverlapSite &Site,
     Relation = 4;
   // Note [What PyTorch checks]: no check runs between two written arguments
   // or between the schema's other written arguments and their inputs.
-  unsigned Consequence =
-      Site.Written == WrittenRole::Other || Site.OperandWritten ? 1 : 0;
+  unsigned Consequence = 0; // throws when it can see it
+  if (Site.Written == WrittenRole::Other || Site.OperandWritten)
+    Consequence = 1; // nothing checks
+  else if (Site.Overlap == ExtentOverlap::Identical && Site.Measured &&
+           Site.Measured->ExactAlias == OverlapVerdict::Rejects)
+    Consequence = 2; // measured: rejects an exact alias
+  else if (Site.Overlap != ExtentOverlap::Identical && Site.Measured &&
+           Site.Measured->PartialOverlap == OverlapVerdict::Accepts)
+    Consequence = 3; // measured: accepts a partial overlap
 
   std::optional<FixItHint> Fix;
   if (!Site.OperandWritten && isCloneable(Operand.Operand))
@@ -205,6 +252,9 @@ void OverlappingInplaceCheck::report(const OverlapSite &Site,
   }
   if (std::string Text = spelling(Write.Target, AST); !Text.empty())
     Where += " '" + Text + "'";
+  if (Site.WrittenIndices)
+    if (std::string Text = spelling(Site.WrittenIndices, AST); !Text.empty())
+      Where += " at '" + Text + "'";
   diag(Site.Call->getExprLoc(),
        "%0 of '%1' %select{overlaps|is the same tensor as|may overlap|overlaps "
        "(a shifted slice along dimension %3 of)|is a view of}2 %4; "
@@ -212,9 +262,13 @@ void OverlappingInplaceCheck::report(const OverlapSite &Site,
        "input tensor and the written-to tensor refer to a single memory "
        "location' when it can see the overlap and silently computes a wrong "
        "result when it cannot|no run-time check covers this and the result "
+       "depends on the order of reads and writes|aten::%6 throws "
+       "'unsupported operation: some elements of the input tensor and the "
+       "written-to tensor refer to a single memory location' even for the "
+       "same tensor|aten::%6 does not reject this overlap and the result "
        "depends on the order of reads and writes}5")
       << Who << Write.Operator << Relation << Ranges.shiftedDimension()
-      << Where << Consequence << Fix;
+      << Where << Consequence << Site.AtenOperator << Fix;
   for (const AliasValue *Value : {&Operand.Value, &Write.Value}) {
     if (!Value->AliasSite || Site.Call->getSourceRange().fullyContains(
                                  Value->AliasSite->getSourceRange()))

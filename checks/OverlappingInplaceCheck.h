@@ -5,6 +5,7 @@
 
 #include "AliasCheckBase.h"
 #include "OverlapAnalysis.h"
+#include "OverlapSemantics.h"
 
 namespace clang::tidy::libtorch {
 
@@ -41,8 +42,15 @@ private:
     bool OperandWritten = false;
     llvm::StringRef Parameter;
     ExtentOverlap Overlap = ExtentOverlap::Unknown;
+    /// The index list of a basic-index write, whose view is the destination.
+    const Expr *WrittenIndices = nullptr;
+    /// What libtorch was measured to do, under the aten:: operator's name.
+    std::string AtenOperator;
+    std::optional<MeasuredOverlap> Measured;
   };
 
+  void lookUpMeasuredFacts(OverlapSite &Site, const TensorCall &Tensor,
+                           const OverlapAnalysis &Ranges) const;
   bool checkOperand(const WriteEvent &Write, const WriteOperand &Operand,
                     const OverlapAnalysis &Ranges, ASTContext &AST);
   /// Settles what the overlap means (Note [What PyTorch checks]) and whether
@@ -52,6 +60,7 @@ private:
               ASTContext &AST);
 
   const bool WarnOnPossibleOverlap;
+  const std::shared_ptr<const OverlapSemantics> Semantics;
 };
 
 } // namespace clang::tidy::libtorch

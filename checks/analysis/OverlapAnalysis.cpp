@@ -371,44 +371,98 @@ bool OverlapAnalysis::appendSteps(const Expr *E, bool InWriteCall,
     Step.Kind = ViewStep::Point;
     Step.Start = integer(Args[1], InWriteCall);
   } else if (Name == "index" && Args.size() == 2) {
-    // Each integer removes the current dimension, each Slice keeps it.
-    unsigned Current = 0;
-    for (const Expr *Element : indexElements(Args[1])) {
-      ViewStep Index;
-      Element->Profile(Index.Key, AST, true);
-      if (const CXXConstructExpr *Slice = sliceConstruction(Element)) {
-        Index.Kind = ViewStep::Range;
-        Index.Dim = Current++;
-        unsigned N = Slice->getNumArgs();
-        Index.Start = N < 1 || isAbsent(Slice->getArg(0))
-                          ? Bound(IndexPolynomial(int64_t(0)))
-                          : fromStart(integer(Slice->getArg(0), InWriteCall));
-        if (N > 1 && !isAbsent(Slice->getArg(1)))
-          Index.End = fromStart(integer(Slice->getArg(1), InWriteCall));
-        if (N > 2 && !isAbsent(Slice->getArg(2))) {
-          std::optional<IndexPolynomial> Stride =
-              integer(Slice->getArg(2), InWriteCall);
-          Index.Strided = !Stride || Stride->constant() != 1;
-        }
-      } else if (stripIntegerWrappers(Element)->getType()->isIntegerType()) {
-        Index.Kind = ViewStep::Point;
-        Index.Dim = Current;
-        Index.Start = integer(Element, InWriteCall);
-      } else {
-        Index.Kind = ViewStep::Other; // None, Ellipsis, a bool.
-        Out.Steps.push_back(std::move(Index));
-        return true;
-      }
-      Out.Steps.push_back(std::move(Index));
-    }
+    appendIndexSteps(Args[1], InWriteCall, Out);
     return true;
   }
   Out.Steps.push_back(std::move(Step));
   return true;
 }
 
+
+// Each integer removes the current dimension, each Slice keeps it.
+void OverlapAnalysis::appendIndexSteps(const Expr *List, bool InWriteCall,
+                                       ViewExtent &Out) const {
+  unsigned Current = 0;
+  for (const Expr *Element : indexElements(List)) {
+    ViewStep Index;
+    Element->Profile(Index.Key, AST, true);
+    if (const CXXConstructExpr *Slice = sliceConstruction(Element)) {
+      Index.Kind = ViewStep::Range;
+      Index.Dim = Current++;
+      unsigned N = Slice->getNumArgs();
+      Index.Start = N < 1 || isAbsent(Slice->getArg(0))
+                        ? Bound(IndexPolynomial(int64_t(0)))
+                        : fromStart(integer(Slice->getArg(0), InWriteCall));
+      if (N > 1 && !isAbsent(Slice->getArg(1)))
+        Index.End = fromStart(integer(Slice->getArg(1), InWriteCall));
+      if (N > 2 && !isAbsent(Slice->getArg(2))) {
+        std::optional<IndexPolynomial> Stride =
+            integer(Slice->getArg(2), InWriteCall);
+        Index.Strided = !Stride || Stride->constant() != 1;
+      }
+    } else if (stripIntegerWrappers(Element)->getType()->isIntegerType()) {
+      Index.Kind = ViewStep::Point;
+      Index.Dim = Current;
+      Index.Start = integer(Element, InWriteCall);
+    } else {
+      Index.Kind = ViewStep::Other; // None, Ellipsis, a bool, a tensor.
+      Out.Steps.push_back(std::move(Index));
+      return;
+    }
+    Out.Steps.push_back(std::move(Index));
+  }
+}
+
+// Note [Indexing writes]
+// `t.index_put_({Slice(), k}, v)` is the C++ indexing API, not the aten::
+// operator: with basic indices only (integers and slices), libtorch takes the
+// view `t.index({Slice(), k})` and copies `v` into it (torch::indexing's
+// set_item, then copy_). So `v` is compared with that view, not with all of
+// `t`, and the facts that apply are copy_'s. With a tensor among the indices
+// it dispatches to aten::index_put_ on `t`, with `v` as `values`.
+// runtime/test/overlap_semantics_facts_test.cpp checks both against the
+// library.
+std::optional<IndexingWrite> indexingWrite(const CallExpr *Call) {
+  const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  if (!Member || !Callee || Callee->getNumParams() != 2 || Call->getNumArgs() != 2)
+    return std::nullopt;
+  const auto *Record = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
+      Callee->getParamDecl(0)->getType().getNonReferenceType()->getAsCXXRecordDecl());
+  if (!Record || Record->getTemplateArgs().size() < 1 ||
+      Record->getTemplateArgs()[0].getKind() != TemplateArgument::Type)
+    return std::nullopt;
+  const auto *Element =
+      Record->getTemplateArgs()[0].getAsType()->getAsCXXRecordDecl();
+  if (!Element || !Element->getIdentifier() ||
+      Element->getName() != "TensorIndex")
+    return std::nullopt;
+  IndexingWrite Result;
+  Result.Indices = Call->getArg(0);
+  llvm::SmallVector<const Expr *, 4> Elements = indexElements(Result.Indices);
+  Result.Basic = !Elements.empty() && llvm::none_of(Elements, [](const Expr *E) {
+    return !sliceConstruction(E) &&
+           !stripIntegerWrappers(E)->getType()->isIntegerType();
+  });
+  Result.AtenOperator = Result.Basic ? "copy_" : "index_put_";
+  Result.ValuesName = Result.Basic ? "src" : "values";
+  return Result;
+}
+
+ExtentOverlap OverlapAnalysis::compareIndexed(const Expr *Self,
+                                              const Expr *Indices,
+                                              const Expr *Operand) const {
+  ViewExtent Region = extent(Self, true);
+  appendIndexSteps(Indices, true, Region);
+  return compareExtents(Region, extent(Operand, true));
+}
+
 ExtentOverlap OverlapAnalysis::compare(const Expr *A, const Expr *B) const {
-  ViewExtent Left = extent(A, true), Right = extent(B, true);
+  return compareExtents(extent(A, true), extent(B, true));
+}
+
+ExtentOverlap OverlapAnalysis::compareExtents(const ViewExtent &Left,
+                                              const ViewExtent &Right) const {
   if (Left.Base != Right.Base)
     return ExtentOverlap::Unknown;
   size_t Common = 0;

@@ -89,6 +89,21 @@ enum class ExtentOverlap {
   Unknown,         ///< Could not be decided (symbolic or unrelated bases).
 };
 
+/// A write through the C++ indexing API, `t.index_put_({...}, v)` (Note
+/// [Indexing writes]).
+struct IndexingWrite {
+  const Expr *Indices = nullptr; ///< The braced index list.
+  /// Integers and slices only: the call copies `v` into `t.index(Indices)`.
+  bool Basic = false;
+  /// The aten:: operator that runs, and the schema name `v` has there, under
+  /// which the measured overlap facts are found: `copy_`'s `src` for basic
+  /// indices, `index_put_`'s `values` otherwise.
+  llvm::StringRef AtenOperator, ValuesName;
+};
+
+/// Whether Call is `t.index_put_(indices, v)` with a list of TensorIndex.
+std::optional<IndexingWrite> indexingWrite(const CallExpr *Call);
+
 /// Extents of view expressions in one function body.
 class OverlapAnalysis {
 public:
@@ -98,6 +113,10 @@ public:
 
   /// Compares two tensor expressions that are arguments of one call.
   ExtentOverlap compare(const Expr *A, const Expr *B) const;
+  /// Compares Operand with `Self.index(Indices)`, the region a basic-index
+  /// write covers.
+  ExtentOverlap compareIndexed(const Expr *Self, const Expr *Indices,
+                               const Expr *Operand) const;
 
   /// The dimension along which the last comparison found a shift.
   unsigned shiftedDimension() const { return LastShiftDim; }
@@ -105,6 +124,10 @@ public:
 private:
   ViewExtent extent(const Expr *E, bool InWriteCall) const;
   bool appendSteps(const Expr *E, bool InWriteCall, ViewExtent &Out) const;
+  void appendIndexSteps(const Expr *List, bool InWriteCall,
+                        ViewExtent &Out) const;
+  ExtentOverlap compareExtents(const ViewExtent &Left,
+                               const ViewExtent &Right) const;
   std::optional<IndexPolynomial> integer(const Expr *E, bool InWriteCall) const;
   bool isFixedVariable(const VarDecl *Var) const;
 

@@ -66,9 +66,11 @@ void PositiveShiftCopyNamed(torch::Tensor history, int64_t len) {
   // CHECK-FIXES: newer.copy_(older.clone());
 }
 
+// With basic indices, index_put_ copies into `buf.index(indices)` (Note
+// [Indexing writes]): the operand is compared with that region.
 void PositiveShiftIndexPut(torch::Tensor buf) {
   buf.index_put_({Slice(), Slice(1, None)}, buf.index({Slice(), Slice(None, -1)}));
-  // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: operand 'buf.index({Slice(), Slice(None, -1)})' of 'index_put_' is a view of its destination 'buf'
+  // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: source 'buf.index({Slice(), Slice(None, -1)})' of 'index_put_' overlaps (a shifted slice along dimension 1 of) its destination 'buf' at '{Slice(), Slice(1, None)}'; PyTorch throws 'unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location' when it can see the overlap and silently computes a wrong result when it cannot [libtorch-overlapping-inplace]
   // CHECK-FIXES: buf.index_put_({Slice(), Slice(1, None)}, buf.index({Slice(), Slice(None, -1)}).clone());
 }
 
@@ -80,10 +82,20 @@ void PositiveCatOut(torch::Tensor x, const torch::Tensor &y) {
   // CHECK-FIXES: at::cat_out(x, {x.clone(), y});
 }
 
-void PositiveAddOut(torch::Tensor x, const torch::Tensor &other) {
-  at::add_out(x, x, other);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: input 'x' of 'add_out' is the same tensor as its out= argument 'x'
-  // CHECK-FIXES: at::add_out(x, x.clone(), other);
+// aten-overlap.json: add.out accepts `self` being `out` and rejects a
+// partial overlap.
+void PositiveAddOutPartialOverlap(torch::Tensor x, const torch::Tensor &other) {
+  at::add_out(x, x.narrow(0, 0, 1), other);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: input 'x.narrow(0, 0, 1)' of 'add_out' is a view of its out= argument 'x'; PyTorch throws 'unsupported operation: some elements
+  // CHECK-FIXES: at::add_out(x, x.narrow(0, 0, 1).clone(), other);
+}
+
+// aten-overlap.json: matmul.out accepts a partial overlap of `self` with
+// `out` (no check runs), which is no reason to trust the result.
+void PositiveMatmulOutAcceptedOverlap(torch::Tensor buf, const torch::Tensor &w) {
+  at::matmul_out(buf, buf.narrow(0, 0, 3), w);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: input 'buf.narrow(0, 0, 3)' of 'matmul_out' is a view of its out= argument 'buf'; aten::matmul does not reject this overlap and the result depends on the order of reads and writes [libtorch-overlapping-inplace]
+  // CHECK-FIXES: at::matmul_out(buf, buf.narrow(0, 0, 3).clone(), w);
 }
 
 void PositiveOutfView(torch::Tensor x, const torch::Tensor &y) {
@@ -96,8 +108,17 @@ void PositiveOutfView(torch::Tensor x, const torch::Tensor &y) {
 
 void PositiveIndexIsSelf(torch::Tensor idx, const torch::Tensor &v) {
   idx.index_put_({idx}, v);
-  // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: index 'idx' of 'index_put_' is the same tensor as its destination 'idx'
+  // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: index 'idx' of 'index_put_' is the same tensor as its destination 'idx'; aten::index_put_ throws 'unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location' even for the same tensor [libtorch-overlapping-inplace]
   // CHECK-FIXES: idx.index_put_({idx.clone()}, v);
+}
+
+// aten-overlap.json: index_put_ rejects `values` being `self`, unlike the
+// element-wise operators (NegativeElementwiseOnItself). With a tensor index
+// the indexing API runs aten::index_put_ (Note [Indexing writes]).
+void PositiveValuesAreSelf(torch::Tensor x, const torch::Tensor &i) {
+  x.index_put_({i}, x);
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: operand 'x' of 'index_put_' is the same tensor as its destination 'x'; aten::index_put_ throws 'unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location' even for the same tensor [libtorch-overlapping-inplace]
+  // CHECK-FIXES: x.index_put_({i}, x.clone());
 }
 
 void PositiveMaskIsView(torch::Tensor flags) {
@@ -183,6 +204,30 @@ void NegativeElementwiseOnItself(torch::Tensor a) {
   a.add_(a);
   a.mul_(a.detach());
   a.narrow(0, 0, 1).copy_(a.narrow(0, 0, 1));
+}
+
+// aten-overlap.json: add.out accepts an input that is exactly `out`
+// (`add_out(x, x, other)` is `x.add_(other)`); cat.out's exact alias is
+// untested, so cat_out keeps being reported (PositiveCatOut).
+void NegativeAddOutExactAlias(torch::Tensor x, const torch::Tensor &other) {
+  at::add_out(x, x, other);
+  at::add_outf(x, other, 1, x);
+}
+
+// Basic-index writes at provably different positions: index_put_ writes
+// `frames.index({Slice(), k})`, which shares nothing with slot k - 1. This is
+// the frame shift of a rolling observation buffer, and it is correct code.
+void NegativeFrameShiftIndexPut(torch::Tensor frames, int64_t n) {
+  for (int64_t k = n - 1; k > 0; --k)
+    frames.index_put_({Slice(), k}, frames.index({Slice(), k - 1}));
+  frames.index_put_({Slice(), 3}, frames.index({Slice(), 2}));
+  frames.index_put_({0}, frames.index({1}));
+}
+
+void NegativeDisjointConstantSlices(torch::Tensor buf, int64_t k) {
+  buf.index_put_({Slice(0, 2)}, buf.index({Slice(2, 4)}));
+  buf.index_put_({Slice(), Slice(k, k + 2)}, buf.index({Slice(), Slice(k + 2, k + 4)}));
+  buf.index({Slice(), k}).copy_(buf.index({Slice(), k - 1}));
 }
 
 void NegativeOtherTensor(torch::Tensor a, const torch::Tensor &b) {
