@@ -21,7 +21,7 @@ void PositiveShiftCopy(torch::Tensor buf, int64_t n) {
   // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: source 'buf.slice(1, 0, n - 1)' of 'copy_' overlaps (a shifted slice along dimension 1 of) its destination 'buf.slice(1, 1)'
   // CHECK-FIXES: buf.slice(1, 1).copy_(buf.slice(1, 0, n - 1).clone());
   buf.index_put_({Slice(), Slice(1, None)}, buf.index({Slice(), Slice(None, -1)}));
-  // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: operand 'buf.index({Slice(), Slice(None, -1)})' of 'index_put_' is a view of its destination 'buf'
+  // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: source 'buf.index({Slice(), Slice(None, -1)})' of 'index_put_' overlaps (a shifted slice along dimension 1 of) its destination 'buf' at '{Slice(), Slice(1, None)}'; PyTorch throws 'unsupported operation: some elements
   // CHECK-FIXES: buf.index_put_({Slice(), Slice(1, None)}, buf.index({Slice(), Slice(None, -1)}).clone());
 }
 
@@ -29,15 +29,38 @@ void PositiveOutAliasing(torch::Tensor x, const torch::Tensor &y) {
   at::cat_out(x, {x, y});
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: input 'x' of 'cat_out' is the same tensor as its out= argument 'x'
   // CHECK-FIXES: at::cat_out(x, {x.clone(), y});
+  at::add_out(x, x.narrow(0, 0, 1), y);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: input 'x.narrow(0, 0, 1)' of 'add_out' is a view of its out= argument 'x'
+  // CHECK-FIXES: at::add_out(x, x.narrow(0, 0, 1).clone(), y);
+  at::matmul_out(x, x.narrow(0, 0, 3), y);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: input 'x.narrow(0, 0, 3)' of 'matmul_out' is a view of its out= argument 'x'; aten::matmul does not reject this overlap and the result depends on the order of reads and writes [libtorch-overlapping-inplace]
+  // CHECK-FIXES: at::matmul_out(x, x.narrow(0, 0, 3).clone(), y);
+}
+
+// Measured (checks/data/aten-overlap.json): index_put_ rejects `values`
+// being `self`; add.out accepts `self` being `out`.
+void PositiveValuesAreSelf(torch::Tensor x, const torch::Tensor &i) {
+  x.index_put_({i}, x);
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: operand 'x' of 'index_put_' is the same tensor as its destination 'x'; aten::index_put_ throws 'unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location' even for the same tensor [libtorch-overlapping-inplace]
+  // CHECK-FIXES: x.index_put_({i}, x.clone());
+}
+
+void NegativeExactAliasAccepted(torch::Tensor x, const torch::Tensor &y) {
   at::add_out(x, x, y);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: input 'x' of 'add_out' is the same tensor as its out= argument 'x'
-  // CHECK-FIXES: at::add_out(x, x.clone(), y);
+  x.mul_(x);
+}
+
+// A frame shift through basic indices writes slot k only.
+void NegativeFrameShiftIndexPut(torch::Tensor frames, int64_t n) {
+  for (int64_t k = n - 1; k > 0; --k)
+    frames.index_put_({Slice(), k}, frames.index({Slice(), k - 1}));
+  frames.index_put_({Slice(0, 2)}, frames.index({Slice(2, 4)}));
 }
 
 void PositiveIndexAndMask(torch::Tensor idx, const torch::Tensor &v,
                           torch::Tensor flags) {
   idx.index_put_({idx}, v);
-  // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: index 'idx' of 'index_put_' is the same tensor as its destination 'idx'
+  // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: index 'idx' of 'index_put_' is the same tensor as its destination 'idx'; aten::index_put_ throws
   // CHECK-FIXES: idx.index_put_({idx.clone()}, v);
   auto first = flags.select(1, 0);
   flags.masked_fill_(first, false);
