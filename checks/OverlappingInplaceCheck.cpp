@@ -215,7 +215,8 @@ void OverlappingInplaceCheck::report(const OverlapSite &Site,
     Relation = 2;
   else if (Site.Overlap == ExtentOverlap::Shifted)
     Relation = 3;
-  else if (Operand.Value.isView() && !Write.Value.isView())
+  else if (Operand.Value.isView() && !Write.Value.isView() &&
+           !Site.WrittenIndices)
     Relation = 4;
   // Note [What PyTorch checks]: no check runs between two written arguments
   // or between the schema's other written arguments and their inputs.

@@ -82,6 +82,14 @@ void PositiveCatOut(torch::Tensor x, const torch::Tensor &y) {
   // CHECK-FIXES: at::cat_out(x, {x.clone(), y});
 }
 
+void PositiveOverlappingIndexPutWindows(torch::Tensor frames) {
+  frames.index_put_({Slice(), Slice(1, 3)}, frames.index({Slice(), Slice(2, 4)}));
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: source 'frames.index({Slice(), Slice(2, 4)})' of 'index_put_' overlaps its destination 'frames' at '{Slice(), Slice(1, 3)}'; PyTorch throws
+  // CHECK-FIXES: frames.index_put_({Slice(), Slice(1, 3)}, frames.index({Slice(), Slice(2, 4)}).clone());
+  frames.index({Slice(), Slice(1, None)}) = frames.index({Slice(), Slice(None, -1)});
+  // CHECK-MESSAGES: :[[@LINE-1]]:43: warning: operand 'frames.index({Slice(), Slice(None, -1)})' of 'operator=' overlaps (a shifted slice along dimension 1 of) its destination 'frames.index({Slice(), Slice(1, None)})'
+}
+
 // aten-overlap.json: add.out accepts `self` being `out` and rejects a
 // partial overlap.
 void PositiveAddOutPartialOverlap(torch::Tensor x, const torch::Tensor &other) {
@@ -222,6 +230,10 @@ void NegativeFrameShiftIndexPut(torch::Tensor frames, int64_t n) {
     frames.index_put_({Slice(), k}, frames.index({Slice(), k - 1}));
   frames.index_put_({Slice(), 3}, frames.index({Slice(), 2}));
   frames.index_put_({0}, frames.index({1}));
+  for (int64_t k = n - 1; k > 0; --k)
+    frames.index({Slice(), k}) = frames.index({Slice(), k - 1});
+  for (int64_t k = n - 1; k > 0; --k)
+    frames[k] = frames[k - 1];
 }
 
 void NegativeDisjointConstantSlices(torch::Tensor buf, int64_t k) {
