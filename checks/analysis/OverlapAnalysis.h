@@ -13,7 +13,10 @@
 // over integer constants and variables that cannot change between the two
 // evaluations. Two extents of one base are compared after their common prefix
 // of steps, dimension by dimension. A range is assumed to be non-empty, and
-// the variables in bounds to be valid non-negative indices.
+// the variables in bounds to be valid non-negative indices. A write through
+// basic indices, `t.index_put_({Slice(), k}, v)`, covers the view
+// `t.index({Slice(), k})` (Note [Indexing writes]), so `v` is compared with
+// that view.
 //
 // Limitations: sizes are unknown, so a bound relative to the end (an open end,
 // a negative index) is unknown. Any other view (`transpose`, `view`,
