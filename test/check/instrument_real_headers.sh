@@ -3,8 +3,8 @@
 # against Debian's libtorch and the runtime's <torchalias/instrument.h>: the
 # findings of torchalias check are instrumented into a copy, and each copy
 # is compiled with -Wall -Werror. It fails if a file does not compile, if a
-# file gets no validator, or if a site is skipped other than for a reason
-# listed in ALLOWED_SKIPS below.
+# file gets no validator although not all its findings were skipped, or if a
+# site is skipped other than for a reason listed in ALLOWED_SKIPS below.
 #
 # usage: instrument_real_headers.sh TORCHALIAS RUNTIME_INCLUDE CLANGXX WORK_DIR FLAGS
 #   FLAGS: the real-header flags of the lit suite, one argument
@@ -53,6 +53,11 @@ failed=0
 for original in src/*.cpp; do
   copy="$work/copy/$original"
   if ! grep -q 'TORCHALIAS_AT_' "$copy"; then
+    # A file whose every finding is skipped for a listed reason (checked
+    # above) has nothing to validate; one with no skip lost its sites.
+    if grep -q "torchalias: $original:.*not instrumented:" "$work/instrument.log"; then
+      echo "ok   $original: every finding is left to the static check"; continue
+    fi
     echo "FAIL $original: no validator inserted"; failed=1; continue
   fi
   if "$clangxx" "${flags[@]}" -I "$runtime_include" -fsyntax-only -Wall -Werror \
