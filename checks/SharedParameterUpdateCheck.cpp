@@ -209,7 +209,7 @@ void SharedParameterUpdateCheck::checkNode(const BoundNodes &Nodes,
 /// What repairs a tie, for a sink whose list gets no de-duplicating fix-it.
 static std::string repairHint(const ParameterTie &Tie, bool ModuleLoop) {
   using Kind = ParameterTie::Kind;
-  if (Tie.K == Kind::FilledElement)
+  if (Tie.K == Kind::FilledElement || Tie.K == Kind::RepeatedHandle)
     return "; construct a separate module for each element";
   std::string Hint = ModuleLoop ? "; loop over a de-duplicated parameter list"
                                 : "; de-duplicate the list "
@@ -218,7 +218,10 @@ static std::string repairHint(const ParameterTie &Tie, bool ModuleLoop) {
   case Kind::SameTensor:
     return Hint + " or register the tensor once";
   case Kind::SameList:
+  case Kind::Overlap:
     return Hint + " or add the module's parameters once";
+  case Kind::AddedTensor:
+    return Hint + " or add the tensor once";
   default:
     return Hint + " or register the module once";
   }
@@ -269,17 +272,22 @@ void SharedParameterUpdateCheck::checkSink(const Expr *Sink, const Expr *ListExp
         Kind == SinkKind::UpdateLoop || ModuleLoop
             ? diag(Loc,
                    "'%0' updates parameter '%1' in place twice per pass "
-                   "over %select{the list|modules()}3%2; %select{the list "
-                   "holds it twice|the modules it visits hold it twice}3%4")
+                   "over %select{the list|modules()|'%5'}3%2; %select{the "
+                   "list holds it twice|the modules it visits hold it "
+                   "twice|its elements hold it twice}3%4")
             : diag(Loc, "%select{'%0' is built from|'%0' is given|'%0' is "
                         "given}3 a list that holds parameter '%1' twice%2; "
                         "%select{each step() updates it twice|each step() "
                         "updates it twice|the total norm counts it twice and "
                         "its gradient is scaled twice}3%4");
+    const VarDecl *Container =
+        ModuleLoop ? analysis(AST).moduleLoopContainer(ListExpr) : nullptr;
     unsigned Which = Kind == SinkKind::UpdateLoop || ModuleLoop
-                         ? static_cast<unsigned>(ModuleLoop)
+                         ? static_cast<unsigned>(ModuleLoop) + !!Container
                          : static_cast<unsigned>(Kind);
     Diag << Name << Parameter << Also << Which << Hint;
+    if (Kind == SinkKind::UpdateLoop || ModuleLoop)
+      Diag << (Container ? Container->getName() : llvm::StringRef());
     if (Fix) {
       Diag << *Fix;
       if (!Filled)
@@ -360,6 +368,32 @@ void SharedParameterUpdateCheck::addTieNotes(const ParameterTie &Tie) {
          DiagnosticIDs::Note)
         << Tie.Registration->Name;
     return;
+  case Kind::Overlap:
+    NotedSites.insert(Tie.Registration->Site);
+    diag(First.Site->getExprLoc(),
+         "the parameters of '%0' include those of its submodule '%1'",
+         DiagnosticIDs::Note)
+        << stepName(First, AST) << nameOr(Tie.Registration->Name, "?");
+    diag(Second.Site->getExprLoc(), "and the submodule's are added again here",
+         DiagnosticIDs::Note);
+    return;
+  case Kind::AddedTensor:
+    diag(First.Site->getExprLoc(), "the list gets '%0' here",
+         DiagnosticIDs::Note)
+        << nameOr(First.Added ? First.Name : Tie.Parameter, "?");
+    diag(Second.Site->getExprLoc(), "and again here", DiagnosticIDs::Note);
+    return;
+  case Kind::RepeatedHandle: {
+    const Expr *Handle = nullptr;
+    if (const auto *Call = dyn_cast<CallExpr>(First.Site); Call && Call->getNumArgs())
+      Handle = skipModuleHandleCopies(Call->getArg(0));
+    diag(First.Site->getExprLoc(),
+         "every iteration of the loop adds '%0' here, a handle to the same "
+         "module",
+         DiagnosticIDs::Note)
+        << (Handle ? sourceText(Handle, AST) : std::string("?"));
+    return;
+  }
   case Kind::FilledElement: {
     const Expr *Fill = fillSiteOf(Tie);
     NotedSites.insert(Fill);
@@ -374,6 +408,9 @@ void SharedParameterUpdateCheck::addTieNotes(const ParameterTie &Tie) {
          "'%1'}0",
          DiagnosticIDs::Note)
         << Named << (Named ? sourceText(Value, AST) : std::string());
+    // An unregistered container's elements are walked directly.
+    if (First.Site == Fill)
+      return;
     diag(First.Site->getExprLoc(), "%select{each element is|its elements are}0 "
                                    "registered here",
          DiagnosticIDs::Note)
