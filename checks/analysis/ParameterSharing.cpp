@@ -670,6 +670,8 @@ ParameterSharingAnalysis::localModule(const VarDecl *Var, const Expr *Ref) {
   const CXXRecordDecl *Impl = moduleImplOf(Var->getType());
   if (!Impl)
     return std::nullopt;
+  if (auto It = Bound.find(Var); It != Bound.end())
+    return *It->second;
   if (isa<ParmVarDecl>(Var) || !Var->getParentFunctionOrMethod()) {
     // A constructor's parameter stays a parameter, to be substituted when
     // the class is instantiated; elsewhere it is a module of its own.
@@ -1183,6 +1185,38 @@ ParameterSharingAnalysis::handleElements(const VarDecl *Container) {
     Elements.emplace_back(std::move(*Element), Step);
   }
   return Elements;
+}
+
+// Note [Sinks in helper functions]
+// `auto opt = make_optimizer(model);`, where the helper builds an optimizer
+// from its parameter's groups, is a sink at the call: the list in the helper
+// is evaluated with the parameter standing for the caller's module, so that
+// sharing the caller built (`Sequential(shared, shared)`) is seen. Only the
+// module parameters are bound; the helper's other arguments, and helpers of
+// helpers, are not followed.
+std::optional<std::vector<ParameterEntry>>
+ParameterSharingAnalysis::parameterListThrough(const Expr *List,
+                                               const CallExpr *Call) {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  const FunctionDecl *Definition = nullptr;
+  if (!Callee || !Callee->hasBody(Definition) || !Bound.empty())
+    return std::nullopt;
+  llvm::DenseMap<const VarDecl *, std::shared_ptr<const ModuleValue>> Bindings;
+  for (unsigned I = 0; I < Definition->getNumParams() && I < Call->getNumArgs();
+       ++I) {
+    const ParmVarDecl *Param = Definition->getParamDecl(I);
+    if (!moduleImplOf(Param->getType()))
+      continue;
+    std::optional<ModuleValue> Argument = moduleValue(Call->getArg(I));
+    if (!Argument)
+      return std::nullopt;
+    Bindings[Param] = std::make_shared<const ModuleValue>(std::move(*Argument));
+  }
+  if (Bindings.empty())
+    return std::nullopt;
+  Bound = std::move(Bindings);
+  auto Unbind = llvm::make_scope_exit([&] { Bound.clear(); });
+  return parameterList(List);
 }
 
 // Note [Per-module update loops]

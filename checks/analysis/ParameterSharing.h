@@ -163,6 +163,13 @@ public:
   /// std::nullopt if the list is built in a way the analysis cannot follow.
   std::optional<std::vector<ParameterEntry>> parameterList(const Expr *E);
 
+  /// The tensors List, an expression in the body of Call's callee, holds
+  /// when the callee's module parameters are the modules Call passes
+  /// (Note [Sinks in helper functions]); std::nullopt if Call passes no
+  /// module or the list cannot be followed.
+  std::optional<std::vector<ParameterEntry>>
+  parameterListThrough(const Expr *List, const CallExpr *Call);
+
   /// The module an expression denotes, or std::nullopt if it is not one.
   std::optional<ModuleValue> moduleValue(const Expr *E);
 
@@ -258,6 +265,8 @@ private:
       Building;
   llvm::DenseMap<const DeclContext *, std::unique_ptr<FunctionIndex>> Indexes;
   llvm::DenseMap<const Expr *, ContainerFill> Fills;
+  /// Module parameters of a helper bound to the modules a call passes.
+  llvm::DenseMap<const VarDecl *, std::shared_ptr<const ModuleValue>> Bound;
   unsigned Depth = 0;
 };
 
