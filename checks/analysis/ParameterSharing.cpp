@@ -675,7 +675,10 @@ ParameterSharingAnalysis::localModule(const VarDecl *Var, const Expr *Ref) {
   if (isa<ParmVarDecl>(Var) || !Var->getParentFunctionOrMethod()) {
     // A constructor's parameter stays a parameter, to be substituted when
     // the class is instantiated; elsewhere it is a module of its own.
-    return construct(Ref, Impl, {}, ObjectKey{Var, {}});
+    ModuleValue Value = construct(Ref, Impl, {}, ObjectKey{Var, {}});
+    if (Var->getParentFunctionOrMethod())
+      applyModuleEdits(Var, Value);
+    return Value;
   }
   const FunctionIndex &Index = indexOf(Var);
   if (auto Range = Index.RangeInits.find(Var); Range != Index.RangeInits.end()) {
@@ -706,6 +709,7 @@ ParameterSharingAnalysis::localModule(const VarDecl *Var, const Expr *Ref) {
   }
   if (!Value)
     return std::nullopt;
+  applyModuleEdits(Var, *Value);
   // Modules appended to a local Sequential or ModuleList.
   if (isContainerModule(Impl)) {
     unsigned Next = 0;
@@ -740,6 +744,49 @@ ParameterSharingAnalysis::localModule(const VarDecl *Var, const Expr *Ref) {
     }
   }
   return Value;
+}
+
+// Note [Module graphs edited after construction]
+// Outside a constructor, `m->register_module(name, x)` and
+// `m->register_parameter(name, t)` add to what m's parameters() walks, and
+// `m->replace_module(name, x)` swaps the submodule registered under name for
+// x: libtorch stores the handle it is given, so x is shared with whatever
+// else holds it. The edits are found in the function of the variable m, in
+// any order (flow-insensitive); a replacement by a fresh module removes the
+// old one's parameters. Inside a constructor the class model reads them.
+void ParameterSharingAnalysis::applyModuleEdits(const VarDecl *Var,
+                                                ModuleValue &Value) {
+  if (!Building.empty() || !Editing.insert(Var).second)
+    return;
+  auto Done = llvm::make_scope_exit([&] { Editing.erase(Var); });
+  for (const CallExpr *Call : indexOf(Var).Calls.lookup(Var)) {
+    const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
+    if (!Member || Call->getNumArgs() < 2)
+      continue;
+    bool Replace = isRegistration(Member, "replace_module");
+    bool Module = Replace || isRegistration(Member, "register_module");
+    if (!Module && !isRegistration(Member, "register_parameter"))
+      continue;
+    RegistrationStep Step;
+    Step.Name = nameArgument(Call->getArg(0));
+    Step.Site = Call;
+    if (!Module) {
+      Step.Object = tensorKey(Call->getArg(1), &Step.View);
+      ParameterEntry Entry;
+      Entry.Route.push_back(Step);
+      Value.Parameters.push_back(std::move(Entry));
+      continue;
+    }
+    std::optional<ModuleValue> Submodule = moduleValue(Call->getArg(1));
+    if (Replace)
+      llvm::erase_if(Value.Parameters, [&](const ParameterEntry &Entry) {
+        return Entry.Route.size() > 1 && Entry.Route[0].Name == Step.Name;
+      });
+    if (!Submodule)
+      continue;
+    Step.Object = Submodule->Identity;
+    prefix(Value.Parameters, Submodule->Parameters, Step);
+  }
 }
 
 ObjectKey ParameterSharingAnalysis::tensorKey(const Expr *E, bool *IsView) {

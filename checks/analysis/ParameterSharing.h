@@ -220,6 +220,7 @@ private:
   void registerCall(const CXXMemberCallExpr *Call, ModuleValue &Model,
                     const FieldDecl *BoundTo, bool InLoop);
   std::optional<ModuleValue> localModule(const VarDecl *Var, const Expr *Ref);
+  void applyModuleEdits(const VarDecl *Var, ModuleValue &Value);
   std::optional<ModuleValue> elementOf(const Expr *Container);
   std::optional<std::vector<ParameterEntry>> localList(const VarDecl *Var);
   bool applyListMutation(const CallExpr *Call, std::vector<ParameterEntry> &List);
@@ -265,6 +266,8 @@ private:
       Building;
   llvm::DenseMap<const DeclContext *, std::unique_ptr<FunctionIndex>> Indexes;
   llvm::DenseMap<const Expr *, ContainerFill> Fills;
+  /// Variables whose edits are being applied: inside, they are unedited.
+  llvm::DenseSet<const VarDecl *> Editing;
   /// Module parameters of a helper bound to the modules a call passes.
   llvm::DenseMap<const VarDecl *, std::shared_ptr<const ModuleValue>> Bound;
   unsigned Depth = 0;

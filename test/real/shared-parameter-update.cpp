@@ -188,3 +188,39 @@ void NegativeFreshHandlesInALoop(int depth) {
     for (auto &p : layer->parameters())
       p.sub_(p.grad() * 0.1);
 }
+
+std::unique_ptr<torch::optim::SGD> makeOptimizer(torch::nn::Sequential &model) {
+  std::vector<torch::optim::OptimizerParamGroup> groups;
+  groups.emplace_back(model->parameters());
+  return std::make_unique<torch::optim::SGD>(groups,
+                                             torch::optim::SGDOptions(0.1));
+}
+
+void PositiveHelperSink() {
+  torch::nn::Linear shared(4, 4);
+  torch::nn::Sequential model(shared, shared);
+  auto opt = makeOptimizer(model);
+  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'makeOptimizer' gives 'SGD' a list that holds parameter '0.weight' twice (also as '1.weight'); each step() updates it twice
+}
+
+void PositiveReplaceModule() {
+  EncoderHead model;
+  model->replace_module("head", model->encoder);
+  torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.1));
+  // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'SGD' is built from a list that holds parameter 'encoder.weight' twice (also as 'head.weight'); each step() updates it twice
+}
+
+void NegativeReplaceModuleFresh(EncoderHead &model) {
+  model->replace_module("head", torch::nn::Linear(4, 2));
+  torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.1));
+}
+
+void PositiveRegisterParameterOfAnother(EncoderHead &model,
+                                        torch::nn::Linear &decoder) {
+  decoder->register_parameter("tied", model->encoder->weight);
+  auto params = model->parameters();
+  auto more = decoder->parameters();
+  params.insert(params.end(), more.begin(), more.end());
+  torch::optim::SGD opt(params, torch::optim::SGDOptions(0.1));
+  // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'SGD' is built from a list that holds parameter 'encoder.weight' twice (also as 'tied'); each step() updates it twice
+}
