@@ -2,6 +2,7 @@
 // Parameter lists are multisets of tensors: libtorch keeps every copy a list
 // is given, and an optimizer steps a tensor once per copy.
 
+#include <set>
 #include <torch/torch.h>
 
 struct EncoderHeadImpl : torch::nn::Module {
@@ -176,4 +177,35 @@ void PositiveHelperOnOneModelTwice(EncoderHead &a) {
   // CHECK-NOTES: :[[@LINE-1]]:21: warning: 'SGD' is built from a list that holds parameter 'encoder.weight' twice; each step() updates it twice
   // CHECK-NOTES: :[[@LINE-5]]:17: note: the parameters of one module are added to the list here
   // CHECK-NOTES: :[[@LINE-5]]:15: note: and again here
+}
+
+// A copy that de-duplicates by TensorImpl is not followed.
+void NegativeDeduplicatingLoop(EncoderHead &model) {
+  auto all = model->parameters();
+  auto enc = model->encoder->parameters();
+  all.insert(all.end(), enc.begin(), enc.end());
+  std::vector<torch::Tensor> unique;
+  std::set<c10::TensorImpl *> seen;
+  for (auto &p : all)
+    if (seen.insert(p.unsafeGetTensorImpl()).second)
+      unique.push_back(p);
+  torch::optim::SGD opt(unique, torch::optim::SGDOptions(0.1));
+}
+
+// The parameters of two sibling submodules, copied one by one.
+void NegativeSiblingCopies(EncoderHead &model) {
+  std::vector<torch::Tensor> params;
+  for (auto &p : model->encoder->parameters())
+    params.push_back(p);
+  for (auto &p : model->head->parameters())
+    params.push_back(p);
+  torch::optim::SGD opt(params, torch::optim::SGDOptions(0.1));
+}
+
+// An erase makes the list unknown.
+void NegativeErased(EncoderHead &model) {
+  auto params = model->parameters();
+  params.push_back(model->encoder->weight);
+  params.erase(params.begin());
+  torch::optim::SGD opt(params, torch::optim::SGDOptions(0.1));
 }
