@@ -27,6 +27,7 @@ static constexpr llvm::StringRef LoopId = "loop";
 static constexpr llvm::StringRef AssignId = "assign";
 static constexpr llvm::StringRef ModuleClassId = "module-class";
 static constexpr llvm::StringRef ContainerId = "container";
+static constexpr llvm::StringRef HelperCallId = "helper-call";
 static constexpr llvm::StringRef ParametersHeader = "<torchalias/parameters.h>";
 
 namespace {
@@ -136,9 +137,15 @@ static StatementMatcher sinkMatcher() {
       varDecl(hasType(hasCanonicalType(hasDeclaration(cxxRecordDecl(hasAnyName(
                   "::std::vector", "::std::deque", "::std::list"))))))
           .bind(ContainerId)));
-  return findAll(
-      stmt(anyOf(OptimizerConstruction, OptimizerFactory, AddParamGroup,
-                 ClipGradNorm, UpdateLoop, MemberAssignment, Container)));
+  // A call of a function of the translation unit, which may build an
+  // optimizer from the module it is given (Note [Sinks in helper functions]).
+  auto HelperCall =
+      callExpr(callee(functionDecl(hasBody(compoundStmt()),
+                                   unless(isExpansionInSystemHeader()))))
+          .bind(HelperCallId);
+  return findAll(stmt(anyOf(OptimizerConstruction, OptimizerFactory,
+                            AddParamGroup, ClipGradNorm, UpdateLoop,
+                            MemberAssignment, Container, HelperCall)));
 }
 
 void SharedParameterUpdateCheck::registerMatchers(MatchFinder *Finder) {
@@ -170,29 +177,38 @@ void SharedParameterUpdateCheck::check(const MatchFinder::MatchResult &Result) {
     checkNode(Nodes, Function, AST);
 }
 
-void SharedParameterUpdateCheck::checkNode(const BoundNodes &Nodes,
-                                           const FunctionDecl *Function,
-                                           ASTContext &AST) {
+std::optional<SharedParameterUpdateCheck::ListSink>
+SharedParameterUpdateCheck::listSinkOf(const BoundNodes &Nodes) {
   if (const auto *Construct = Nodes.getNodeAs<CXXConstructExpr>(OptimizerId)) {
     const CXXRecordDecl *Optimizer = Construct->getConstructor()->getParent();
-    checkSink(Construct, Construct->getArg(0), SinkKind::Optimizer,
-              Optimizer->getName(), Function, AST);
-  } else if (const auto *Factory =
-                 Nodes.getNodeAs<CallExpr>(OptimizerFactoryId)) {
+    return ListSink{Construct, Construct->getArg(0), SinkKind::Optimizer,
+                    Optimizer->getName()};
+  }
+  if (const auto *Factory = Nodes.getNodeAs<CallExpr>(OptimizerFactoryId)) {
     const auto *Optimizer = Factory->getDirectCallee()
                                 ->getTemplateSpecializationArgs()
                                 ->get(0)
                                 .getAsType()
                                 ->getAsCXXRecordDecl();
-    checkSink(Factory, Factory->getArg(0), SinkKind::Optimizer,
-              Optimizer->getName(), Function, AST);
-  } else if (const auto *Call =
-                 Nodes.getNodeAs<CXXMemberCallExpr>(AddGroupId)) {
-    checkSink(Call, Call->getArg(0), SinkKind::AddParamGroup, "add_param_group",
-              Function, AST);
-  } else if (const auto *Clip = Nodes.getNodeAs<CallExpr>(ClipId)) {
-    checkSink(Clip, Clip->getArg(0), SinkKind::ClipGradNorm, "clip_grad_norm_",
-              Function, AST);
+    return ListSink{Factory, Factory->getArg(0), SinkKind::Optimizer,
+                    Optimizer->getName()};
+  }
+  if (const auto *Call = Nodes.getNodeAs<CXXMemberCallExpr>(AddGroupId))
+    return ListSink{Call, Call->getArg(0), SinkKind::AddParamGroup,
+                    "add_param_group"};
+  if (const auto *Clip = Nodes.getNodeAs<CallExpr>(ClipId))
+    return ListSink{Clip, Clip->getArg(0), SinkKind::ClipGradNorm,
+                    "clip_grad_norm_"};
+  return std::nullopt;
+}
+
+void SharedParameterUpdateCheck::checkNode(const BoundNodes &Nodes,
+                                           const FunctionDecl *Function,
+                                           ASTContext &AST) {
+  if (std::optional<ListSink> Sink = listSinkOf(Nodes)) {
+    checkSink(Sink->Sink, Sink->List, Sink->Kind, Sink->Name, Function, AST);
+  } else if (const auto *Call = Nodes.getNodeAs<CallExpr>(HelperCallId)) {
+    checkHelperCall(Call, AST);
   } else if (const auto *Loop = Nodes.getNodeAs<Stmt>(LoopId)) {
     checkUpdateLoop(Loop, Function, AST);
   } else if (const auto *Assign =
@@ -209,7 +225,7 @@ void SharedParameterUpdateCheck::checkNode(const BoundNodes &Nodes,
 /// What repairs a tie, for a sink whose list gets no de-duplicating fix-it.
 static std::string repairHint(const ParameterTie &Tie, bool ModuleLoop) {
   using Kind = ParameterTie::Kind;
-  if (Tie.K == Kind::FilledElement)
+  if (Tie.K == Kind::FilledElement || Tie.K == Kind::RepeatedHandle)
     return "; construct a separate module for each element";
   std::string Hint = ModuleLoop ? "; loop over a de-duplicated parameter list"
                                 : "; de-duplicate the list "
@@ -218,7 +234,10 @@ static std::string repairHint(const ParameterTie &Tie, bool ModuleLoop) {
   case Kind::SameTensor:
     return Hint + " or register the tensor once";
   case Kind::SameList:
+  case Kind::Overlap:
     return Hint + " or add the module's parameters once";
+  case Kind::AddedTensor:
+    return Hint + " or add the tensor once";
   default:
     return Hint + " or register the module once";
   }
@@ -269,17 +288,22 @@ void SharedParameterUpdateCheck::checkSink(const Expr *Sink, const Expr *ListExp
         Kind == SinkKind::UpdateLoop || ModuleLoop
             ? diag(Loc,
                    "'%0' updates parameter '%1' in place twice per pass "
-                   "over %select{the list|modules()}3%2; %select{the list "
-                   "holds it twice|the modules it visits hold it twice}3%4")
+                   "over %select{the list|modules()|'%5'}3%2; %select{the "
+                   "list holds it twice|the modules it visits hold it "
+                   "twice|its elements hold it twice}3%4")
             : diag(Loc, "%select{'%0' is built from|'%0' is given|'%0' is "
                         "given}3 a list that holds parameter '%1' twice%2; "
                         "%select{each step() updates it twice|each step() "
                         "updates it twice|the total norm counts it twice and "
                         "its gradient is scaled twice}3%4");
+    const VarDecl *Container =
+        ModuleLoop ? analysis(AST).moduleLoopContainer(ListExpr) : nullptr;
     unsigned Which = Kind == SinkKind::UpdateLoop || ModuleLoop
-                         ? static_cast<unsigned>(ModuleLoop)
+                         ? static_cast<unsigned>(ModuleLoop) + !!Container
                          : static_cast<unsigned>(Kind);
     Diag << Name << Parameter << Also << Which << Hint;
+    if (Kind == SinkKind::UpdateLoop || ModuleLoop)
+      Diag << (Container ? Container->getName() : llvm::StringRef());
     if (Fix) {
       Diag << *Fix;
       if (!Filled)
@@ -360,6 +384,32 @@ void SharedParameterUpdateCheck::addTieNotes(const ParameterTie &Tie) {
          DiagnosticIDs::Note)
         << Tie.Registration->Name;
     return;
+  case Kind::Overlap:
+    NotedSites.insert(Tie.Registration->Site);
+    diag(First.Site->getExprLoc(),
+         "the parameters of '%0' include those of its submodule '%1'",
+         DiagnosticIDs::Note)
+        << stepName(First, AST) << nameOr(Tie.Registration->Name, "?");
+    diag(Second.Site->getExprLoc(), "and the submodule's are added again here",
+         DiagnosticIDs::Note);
+    return;
+  case Kind::AddedTensor:
+    diag(First.Site->getExprLoc(), "the list gets '%0' here",
+         DiagnosticIDs::Note)
+        << nameOr(First.Added ? First.Name : Tie.Parameter, "?");
+    diag(Second.Site->getExprLoc(), "and again here", DiagnosticIDs::Note);
+    return;
+  case Kind::RepeatedHandle: {
+    const Expr *Handle = nullptr;
+    if (const auto *Call = dyn_cast<CallExpr>(First.Site); Call && Call->getNumArgs())
+      Handle = skipModuleHandleCopies(Call->getArg(0));
+    diag(First.Site->getExprLoc(),
+         "every iteration of the loop adds '%0' here, a handle to the same "
+         "module",
+         DiagnosticIDs::Note)
+        << (Handle ? sourceText(Handle, AST) : std::string("?"));
+    return;
+  }
   case Kind::FilledElement: {
     const Expr *Fill = fillSiteOf(Tie);
     NotedSites.insert(Fill);
@@ -374,6 +424,9 @@ void SharedParameterUpdateCheck::addTieNotes(const ParameterTie &Tie) {
          "'%1'}0",
          DiagnosticIDs::Note)
         << Named << (Named ? sourceText(Value, AST) : std::string());
+    // An unregistered container's elements are walked directly.
+    if (First.Site == Fill)
+      return;
     diag(First.Site->getExprLoc(), "%select{each element is|its elements are}0 "
                                    "registered here",
          DiagnosticIDs::Note)
@@ -382,6 +435,52 @@ void SharedParameterUpdateCheck::addTieNotes(const ParameterTie &Tie) {
       diag(Second.Site->getExprLoc(), "and here", DiagnosticIDs::Note);
     return;
   }
+  }
+}
+
+// Note [Sinks in helper functions] (in ParameterSharing.cpp): a helper that
+// builds an optimizer from the module it is given is a sink at each call.
+// A list that already holds a duplicate in the helper is reported there.
+void SharedParameterUpdateCheck::checkHelperCall(const CallExpr *Call,
+                                                 ASTContext &AST) {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  const FunctionDecl *Definition = nullptr;
+  if (!Callee || !Callee->hasBody(Definition) || isLibtorchDecl(Callee) ||
+      Callee->isInStdNamespace() || Call->getBeginLoc().isMacroID() ||
+      llvm::none_of(Call->arguments(), [](const Expr *Arg) {
+        return moduleImplOf(Arg->getType()) != nullptr;
+      }))
+    return;
+  for (const BoundNodes &Nodes :
+       match(sinkMatcher(), *Definition->getBody(), AST)) {
+    std::optional<ListSink> Sink = listSinkOf(Nodes);
+    if (!Sink)
+      continue;
+    std::optional<std::vector<ParameterEntry>> Own =
+        analysis(AST).parameterList(Sink->List);
+    if (Own && ParameterSharingAnalysis::firstTie(*Own))
+      continue;
+    std::optional<std::vector<ParameterEntry>> List =
+        analysis(AST).parameterListThrough(Sink->List, Call);
+    std::optional<ParameterTie> Tie =
+        List ? ParameterSharingAnalysis::firstTie(*List) : std::nullopt;
+    if (!Tie)
+      continue;
+    diag(Call->getExprLoc(),
+         "'%0' gives '%1' a list that holds parameter "
+         "'%3' twice%4; %select{each step() updates it twice|each step() "
+         "updates it twice|the total norm counts it twice and its gradient "
+         "is scaled twice}2%5")
+        << Callee->getName() << Sink->Name << static_cast<unsigned>(Sink->Kind)
+        << nameOr(Tie->Parameter, "?")
+        << (Tie->Parameter == Tie->OtherParameter
+                ? std::string()
+                : " (also as '" + Tie->OtherParameter + "')")
+        << repairHint(*Tie, false);
+    diag(Sink->Sink->getExprLoc(), "the list reaches '%0' here",
+         DiagnosticIDs::Note)
+        << Sink->Name;
+    addTieNotes(*Tie);
   }
 }
 

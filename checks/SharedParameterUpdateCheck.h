@@ -44,7 +44,18 @@ private:
     UpdateLoop,
     ModuleLoop ///< An update loop nested in a loop over modules().
   };
+  /// A sink that takes a parameter list: an optimizer, add_param_group or
+  /// clip_grad_norm_.
+  struct ListSink {
+    const Expr *Sink = nullptr;
+    const Expr *List = nullptr;
+    SinkKind Kind = SinkKind::Optimizer;
+    llvm::StringRef Name;
+  };
+  static std::optional<ListSink>
+  listSinkOf(const ast_matchers::BoundNodes &Nodes);
   ParameterSharingAnalysis &analysis(ASTContext &AST);
+  void checkHelperCall(const CallExpr *Call, ASTContext &AST);
   void checkNode(const ast_matchers::BoundNodes &Nodes,
                  const FunctionDecl *Function, ASTContext &AST);
   void checkSink(const Expr *Sink, const Expr *List, SinkKind Kind,

@@ -6,11 +6,13 @@
 
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/StmtCXX.h"
+#include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"
 
 #include <cstdlib>
+#include <functional>
 
 namespace clang::tidy::libtorch {
 
@@ -147,41 +149,6 @@ void prefix(std::vector<ParameterEntry> &Out,
   }
 }
 
-void collectIndex(const Stmt *S, llvm::DenseMap<const VarDecl *,
-                                                std::vector<const CallExpr *>> &Calls,
-                  llvm::DenseSet<const VarDecl *> &Reassigned,
-                  llvm::DenseMap<const VarDecl *, const Expr *> &RangeInits) {
-  if (!S)
-    return;
-  auto VarOf = [](const Expr *E) -> const VarDecl * {
-    if (!E)
-      return nullptr;
-    E = skipModuleHandleCopies(E);
-    const auto *Ref = dyn_cast<DeclRefExpr>(E);
-    return Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
-  };
-  if (const auto *For = dyn_cast<CXXForRangeStmt>(S))
-    RangeInits[For->getLoopVariable()] = For->getRangeInit();
-  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(S)) {
-    if (const VarDecl *Var = VarOf(Member->getImplicitObjectArgument()))
-      Calls[Var].push_back(Member);
-  } else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S);
-             Op && Op->getNumArgs() > 0) {
-    if (const VarDecl *Var = VarOf(Op->getArg(0))) {
-      if (Op->isAssignmentOp())
-        Reassigned.insert(Var);
-      else
-        Calls[Var].push_back(Op);
-    }
-  } else if (const auto *Binary = dyn_cast<BinaryOperator>(S);
-             Binary && Binary->isAssignmentOp()) {
-    if (const VarDecl *Var = VarOf(Binary->getLHS()))
-      Reassigned.insert(Var);
-  }
-  for (const Stmt *Child : S->children())
-    collectIndex(Child, Calls, Reassigned, RangeInits);
-}
-
 /// The value of a `bool` argument written as a literal (`parameters(false)`),
 /// or Default.
 bool boolArgument(const CallExpr *Call, unsigned Index, bool Default) {
@@ -288,6 +255,50 @@ const CXXRecordDecl *moduleImplOf(QualType Type) {
   return nullptr;
 }
 
+void ParameterSharingAnalysis::collectIndex(const Stmt *S,
+                                            FunctionIndex &Index,
+                                            CallPlace Place) {
+  if (!S)
+    return;
+  auto VarOf = [](const Expr *E) -> const VarDecl * {
+    if (!E)
+      return nullptr;
+    E = skipModuleHandleCopies(E);
+    const auto *Ref = dyn_cast<DeclRefExpr>(E);
+    return Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  };
+  if (const auto *For = dyn_cast<CXXForRangeStmt>(S)) {
+    Index.RangeInits[For->getLoopVariable()] = For->getRangeInit();
+    Index.RangeLoops[For->getLoopVariable()] = For;
+  }
+  if (const auto *Call = dyn_cast<CallExpr>(S))
+    Index.Places[Call] = Place;
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(S)) {
+    if (const VarDecl *Var = VarOf(Member->getImplicitObjectArgument()))
+      Index.Calls[Var].push_back(Member);
+  } else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S);
+             Op && Op->getNumArgs() > 0) {
+    if (const VarDecl *Var = VarOf(Op->getArg(0))) {
+      if (Op->isAssignmentOp())
+        Index.Reassigned.insert(Var);
+      else
+        Index.Calls[Var].push_back(Op);
+    }
+  } else if (const auto *Binary = dyn_cast<BinaryOperator>(S);
+             Binary && Binary->isAssignmentOp()) {
+    if (const VarDecl *Var = VarOf(Binary->getLHS()))
+      Index.Reassigned.insert(Var);
+  }
+  CallPlace Inner = Place;
+  if (isa<ForStmt, CXXForRangeStmt, WhileStmt, DoStmt>(S))
+    Inner = CallPlace{S, false};
+  else if (isa<IfStmt, ConditionalOperator, SwitchStmt>(S) ||
+           (isa<BinaryOperator>(S) && cast<BinaryOperator>(S)->isLogicalOp()))
+    Inner.Conditional = true;
+  for (const Stmt *Child : S->children())
+    collectIndex(Child, Index, Inner);
+}
+
 std::string ParameterEntry::name() const {
   std::string Name;
   for (const RegistrationStep &Step : Route) {
@@ -318,12 +329,10 @@ ParameterSharingAnalysis::indexOf(const VarDecl *Var) {
   if (!Index) {
     Index = std::make_unique<FunctionIndex>();
     if (const auto *Function = dyn_cast_or_null<FunctionDecl>(Context)) {
-      collectIndex(Function->getBody(), Index->Calls, Index->Reassigned,
-                   Index->RangeInits);
+      collectIndex(Function->getBody(), *Index, CallPlace());
       if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(Function))
         for (const CXXCtorInitializer *Init : Ctor->inits())
-          collectIndex(Init->getInit(), Index->Calls, Index->Reassigned,
-                       Index->RangeInits);
+          collectIndex(Init->getInit(), *Index, CallPlace());
     }
   }
   return *Index;
@@ -661,10 +670,15 @@ ParameterSharingAnalysis::localModule(const VarDecl *Var, const Expr *Ref) {
   const CXXRecordDecl *Impl = moduleImplOf(Var->getType());
   if (!Impl)
     return std::nullopt;
+  if (auto It = Bound.find(Var); It != Bound.end())
+    return *It->second;
   if (isa<ParmVarDecl>(Var) || !Var->getParentFunctionOrMethod()) {
     // A constructor's parameter stays a parameter, to be substituted when
     // the class is instantiated; elsewhere it is a module of its own.
-    return construct(Ref, Impl, {}, ObjectKey{Var, {}});
+    ModuleValue Value = construct(Ref, Impl, {}, ObjectKey{Var, {}});
+    if (Var->getParentFunctionOrMethod())
+      applyModuleEdits(Var, Value);
+    return Value;
   }
   const FunctionIndex &Index = indexOf(Var);
   if (auto Range = Index.RangeInits.find(Var); Range != Index.RangeInits.end()) {
@@ -695,6 +709,7 @@ ParameterSharingAnalysis::localModule(const VarDecl *Var, const Expr *Ref) {
   }
   if (!Value)
     return std::nullopt;
+  applyModuleEdits(Var, *Value);
   // Modules appended to a local Sequential or ModuleList.
   if (isContainerModule(Impl)) {
     unsigned Next = 0;
@@ -711,6 +726,13 @@ ParameterSharingAnalysis::localModule(const VarDecl *Var, const Expr *Ref) {
         continue;
       RegistrationStep Step{std::to_string(Next++), Call, Element->Identity,
                             Element->FillSite};
+      // See Note [Containers of module handles].
+      const CallPlace Place = Index.Places.lookup(Call);
+      if (Place.Loop && !Element->FillSite &&
+          sameEachIteration(Call->getArg(0), Place.Loop)) {
+        Step.RepeatLoop = Place.Loop;
+        prefix(Value->Parameters, Element->Parameters, Step);
+      }
       prefix(Value->Parameters, Element->Parameters, Step);
       // See Note [Registering a filled element in a loop].
       const auto *Pushed =
@@ -722,6 +744,49 @@ ParameterSharingAnalysis::localModule(const VarDecl *Var, const Expr *Ref) {
     }
   }
   return Value;
+}
+
+// Note [Module graphs edited after construction]
+// Outside a constructor, `m->register_module(name, x)` and
+// `m->register_parameter(name, t)` add to what m's parameters() walks, and
+// `m->replace_module(name, x)` swaps the submodule registered under name for
+// x: libtorch stores the handle it is given, so x is shared with whatever
+// else holds it. The edits are found in the function of the variable m, in
+// any order (flow-insensitive); a replacement by a fresh module removes the
+// old one's parameters. Inside a constructor the class model reads them.
+void ParameterSharingAnalysis::applyModuleEdits(const VarDecl *Var,
+                                                ModuleValue &Value) {
+  if (!Building.empty() || !Editing.insert(Var).second)
+    return;
+  auto Done = llvm::make_scope_exit([&] { Editing.erase(Var); });
+  for (const CallExpr *Call : indexOf(Var).Calls.lookup(Var)) {
+    const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
+    if (!Member || Call->getNumArgs() < 2)
+      continue;
+    bool Replace = isRegistration(Member, "replace_module");
+    bool Module = Replace || isRegistration(Member, "register_module");
+    if (!Module && !isRegistration(Member, "register_parameter"))
+      continue;
+    RegistrationStep Step;
+    Step.Name = nameArgument(Call->getArg(0));
+    Step.Site = Call;
+    if (!Module) {
+      Step.Object = tensorKey(Call->getArg(1), &Step.View);
+      ParameterEntry Entry;
+      Entry.Route.push_back(Step);
+      Value.Parameters.push_back(std::move(Entry));
+      continue;
+    }
+    std::optional<ModuleValue> Submodule = moduleValue(Call->getArg(1));
+    if (Replace)
+      llvm::erase_if(Value.Parameters, [&](const ParameterEntry &Entry) {
+        return Entry.Route.size() > 1 && Entry.Route[0].Name == Step.Name;
+      });
+    if (!Submodule)
+      continue;
+    Step.Object = Submodule->Identity;
+    prefix(Value.Parameters, Submodule->Parameters, Step);
+  }
 }
 
 ObjectKey ParameterSharingAnalysis::tensorKey(const Expr *E, bool *IsView) {
@@ -775,6 +840,17 @@ ObjectKey ParameterSharingAnalysis::tensorKey(const Expr *E, bool *IsView) {
   return freshKey(E);
 }
 
+// Note [Lists built step by step]
+// A local list is its initializer, then each mutation found in its function
+// in source order: `push_back`/`emplace_back` of a tensor or of a parameter
+// group (or the list a group is built from), `insert` of a tensor, a brace
+// list or another list's `begin()`/`end()` range, and `assign` of a range,
+// which replaces what came before. Pushing the variable of a range-for adds
+// the whole range, but only from a loop body with no branch, `continue`,
+// `break` or `return`: a filtered loop (de-duplication by TensorImpl,
+// weight-decay groups split by name) adds a part we do not know, so the list
+// is unknown. Any other mutation (erase, resize, a conditional push_back of
+// the loop variable) makes the list unknown too.
 std::optional<std::vector<ParameterEntry>>
 ParameterSharingAnalysis::localList(const VarDecl *Var) {
   if (isa<ParmVarDecl>(Var) || !Var->getParentFunctionOrMethod())
@@ -792,24 +868,180 @@ ParameterSharingAnalysis::localList(const VarDecl *Var) {
       List = std::move(*Initial);
     }
   }
-  for (const CallExpr *Call : Index.Calls.lookup(Var)) {
-    if (!isContainerMutation(Call))
-      continue;
-    // `list.insert(list.end(), more.begin(), more.end())` concatenates.
-    const CXXMethodDecl *Method = methodOf(Call);
-    if (Method->getName() != "insert" || Call->getNumArgs() != 3)
+  for (const CallExpr *Call : Index.Calls.lookup(Var))
+    if (isContainerMutation(Call) && !applyListMutation(Call, List))
       return std::nullopt;
-    const auto *Begin =
-        dyn_cast<CXXMemberCallExpr>(skipModuleHandleCopies(Call->getArg(1)));
-    if (!Begin || !Begin->getMethodDecl() ||
-        !Begin->getMethodDecl()->getIdentifier() ||
-        Begin->getMethodDecl()->getName() != "begin")
-      return std::nullopt;
-    std::optional<std::vector<ParameterEntry>> More =
-        parameterList(Begin->getImplicitObjectArgument());
+  return List;
+}
+
+bool ParameterSharingAnalysis::applyListMutation(
+    const CallExpr *Call, std::vector<ParameterEntry> &List) {
+  llvm::StringRef Name = methodOf(Call)->getName();
+  unsigned NumArgs = Call->getNumArgs();
+  auto Append = [&](std::optional<std::vector<ParameterEntry>> More) {
     if (!More)
-      return std::nullopt;
+      return false;
     List.insert(List.end(), More->begin(), More->end());
+    return true;
+  };
+  if ((Name == "push_back" || Name == "emplace_back") && NumArgs >= 1) {
+    const Expr *Value = Call->getArg(0);
+    if (NumArgs == 1 && isTensorType(Value->getType()))
+      return appendTensor(Value, Call, List);
+    // A parameter group, or the list an emplaced group is built from.
+    return Append(parameterList(Value));
+  }
+  if (Name == "insert" && NumArgs == 3)
+    return Append(rangeList(Call->getArg(1), Call->getArg(2)));
+  if (Name == "insert" && NumArgs == 2) {
+    if (isTensorType(Call->getArg(1)->getType()))
+      return appendTensor(Call->getArg(1), Call, List);
+    return Append(parameterList(Call->getArg(1)));
+  }
+  if (Name == "assign" && NumArgs == 2) {
+    std::optional<std::vector<ParameterEntry>> Range =
+        rangeList(Call->getArg(0), Call->getArg(1));
+    if (!Range)
+      return false;
+    List = std::move(*Range);
+    return true;
+  }
+  return false;
+}
+
+/// Whether a loop body runs each of its statements once per iteration:
+/// no branch, no early exit, no nested loop.
+static bool isStraightLineBody(const Stmt *S) {
+  if (!S)
+    return true;
+  if (isa<IfStmt, SwitchStmt, ConditionalOperator, ContinueStmt, BreakStmt,
+          ReturnStmt, GotoStmt, ForStmt, CXXForRangeStmt, WhileStmt, DoStmt>(
+          S))
+    return false;
+  if (const auto *Binary = dyn_cast<BinaryOperator>(S);
+      Binary && Binary->isLogicalOp())
+    return false;
+  if (isa<LambdaExpr>(S))
+    return true;
+  return llvm::all_of(S->children(), isStraightLineBody);
+}
+
+bool ParameterSharingAnalysis::appendTensor(const Expr *Tensor,
+                                            const CallExpr *Site,
+                                            std::vector<ParameterEntry> &List) {
+  // `push_back(p)` for each `p` of a range, or `push_back(item.value())`
+  // for each item of named_parameters().
+  const Expr *Stripped = skipModuleHandleCopies(Tensor);
+  if (const auto *Value = dyn_cast<CXXMemberCallExpr>(Stripped);
+      Value && Value->getMethodDecl() && Value->getMethodDecl()->getIdentifier() &&
+      Value->getMethodDecl()->getName() == "value" && Value->getNumArgs() == 0)
+    Stripped = skipModuleHandleCopies(Value->getImplicitObjectArgument());
+  const auto *Ref = dyn_cast<DeclRefExpr>(Stripped);
+  const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  if (Var && Var->getParentFunctionOrMethod()) {
+    const FunctionIndex &Index = indexOf(Var);
+    if (auto Loop = Index.RangeLoops.find(Var); Loop != Index.RangeLoops.end()) {
+      if (!isStraightLineBody(Loop->second->getBody()))
+        return false;
+      std::optional<std::vector<ParameterEntry>> Range =
+          parameterList(Loop->second->getRangeInit());
+      if (!Range)
+        return false;
+      List.insert(List.end(), Range->begin(), Range->end());
+      return true;
+    }
+  }
+  RegistrationStep Step;
+  Step.Name = nameArgument(Tensor);
+  Step.Site = Site;
+  Step.Object = tensorKey(Tensor, &Step.View);
+  Step.Added = true;
+  ParameterEntry Entry;
+  Entry.Route.push_back(Step);
+  List.push_back(std::move(Entry));
+  return true;
+}
+
+/// `more.begin(), more.end()` (or `std::begin(more)`): the whole of `more`.
+std::optional<std::vector<ParameterEntry>>
+ParameterSharingAnalysis::rangeList(const Expr *Begin, const Expr *End) {
+  auto RangeOf = [](const Expr *E, llvm::StringRef Which) -> const Expr * {
+    E = skipModuleHandleCopies(E);
+    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E)) {
+      const CXXMethodDecl *Method = Member->getMethodDecl();
+      if (Method && Method->getIdentifier() && Method->getName() == Which &&
+          Member->getNumArgs() == 0)
+        return Member->getImplicitObjectArgument();
+    } else if (const auto *Call = dyn_cast<CallExpr>(E)) {
+      const FunctionDecl *Callee = Call->getDirectCallee();
+      if (Callee && Callee->isInStdNamespace() && Callee->getIdentifier() &&
+          Callee->getName() == Which && Call->getNumArgs() == 1)
+        return Call->getArg(0);
+    }
+    return nullptr;
+  };
+  const Expr *From = RangeOf(Begin, "begin");
+  const Expr *To = RangeOf(End, "end");
+  if (!From || !To)
+    return std::nullopt;
+  const auto *FromRef = dyn_cast<DeclRefExpr>(skipModuleHandleCopies(From));
+  const auto *ToRef = dyn_cast<DeclRefExpr>(skipModuleHandleCopies(To));
+  // `a.begin(), b.end()` is not a range we know.
+  if (FromRef && (!ToRef || FromRef->getDecl() != ToRef->getDecl()))
+    return std::nullopt;
+  if (!FromRef && ToRef)
+    return std::nullopt;
+  return parameterList(From);
+}
+
+// Note [Lists returned by functions]
+// A call of a function of the translation unit whose body ends in its only
+// `return` of a local list (or of a parameters() call) is that list, with the
+// callee's module parameters replaced by the modules passed. Lists the callee
+// builds in a way we cannot follow (a de-duplicating loop) stay unknown.
+std::optional<std::vector<ParameterEntry>>
+ParameterSharingAnalysis::returnedList(const CallExpr *Call) {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  const FunctionDecl *Definition = nullptr;
+  if (!Callee || isLibtorchDecl(Callee) || Callee->isInStdNamespace() ||
+      !Callee->hasBody(Definition) || !isTensorListType(Callee->getReturnType()))
+    return std::nullopt;
+  const auto *Body = dyn_cast_or_null<CompoundStmt>(Definition->getBody());
+  if (!Body || Body->body_empty())
+    return std::nullopt;
+  const auto *Return = dyn_cast<ReturnStmt>(Body->body_back());
+  unsigned Returns = 0;
+  std::function<void(const Stmt *)> Count = [&](const Stmt *S) {
+    if (!S || isa<LambdaExpr>(S))
+      return;
+    Returns += isa<ReturnStmt>(S);
+    llvm::for_each(S->children(), Count);
+  };
+  Count(Body);
+  if (!Return || Returns != 1 || !Return->getRetValue())
+    return std::nullopt;
+  std::optional<std::vector<ParameterEntry>> List =
+      parameterList(Return->getRetValue());
+  if (!List)
+    return std::nullopt;
+  llvm::DenseMap<const void *, ObjectKey> Substitution;
+  for (unsigned I = 0; I < Definition->getNumParams() && I < Call->getNumArgs();
+       ++I) {
+    const ParmVarDecl *Param = Definition->getParamDecl(I);
+    if (!moduleImplOf(Param->getType()))
+      continue;
+    std::optional<ModuleValue> Argument = moduleValue(Call->getArg(I));
+    if (!Argument)
+      return std::nullopt;
+    Substitution[Param] = Argument->Identity;
+  }
+  RegistrationStep Returned;
+  Returned.Site = Call;
+  Returned.Returned = true;
+  for (ParameterEntry &Entry : *List) {
+    for (RegistrationStep &Step : Entry.Route)
+      Step.Object = rebase(Step.Object, Substitution);
+    Entry.Route.insert(Entry.Route.begin(), Returned);
   }
   return List;
 }
@@ -859,10 +1091,17 @@ ParameterSharingAnalysis::parameterList(const Expr *E) {
     if (isStdContainer(Record) && Construct->getNumArgs() >= 1 &&
         isa<CXXStdInitializerListExpr>(Construct->getArg(0)->IgnoreImplicit()))
       return parameterList(Construct->getArg(0));
+    // `return list;` copies or moves the local.
+    if (isStdContainer(Record) && Construct->getNumArgs() == 1 &&
+        Construct->getConstructor()->isCopyOrMoveConstructor())
+      return parameterList(Construct->getArg(0));
     return std::nullopt;
   }
   if (const auto *List = dyn_cast<CXXStdInitializerListExpr>(E))
     return parameterList(List->getSubExpr());
+  if (const auto *Call = dyn_cast<CallExpr>(E);
+      Call && !isa<CXXMemberCallExpr, CXXOperatorCallExpr>(Call))
+    return returnedList(Call);
   if (const auto *Init = dyn_cast<InitListExpr>(E)) {
     std::vector<ParameterEntry> Result;
     for (const Expr *Element : Init->inits()) {
@@ -886,25 +1125,179 @@ ParameterSharingAnalysis::parameterList(const Expr *E) {
   return std::nullopt;
 }
 
+/// The variable `m` of `m->parameters(...)`, if it is a local range-for
+/// variable.
+static const VarDecl *loopVariableOf(const CXXMemberCallExpr *Call) {
+  const auto *Ref = dyn_cast_or_null<DeclRefExpr>(objectOf(Call));
+  const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  return Var && Var->getParentFunctionOrMethod() ? Var : nullptr;
+}
+
+static bool isParametersCall(const CXXMemberCallExpr *Call) {
+  return Call && (isLibtorchMethod(Call->getMethodDecl(), "parameters") ||
+                  isLibtorchMethod(Call->getMethodDecl(), "named_parameters"));
+}
+
+const VarDecl *ParameterSharingAnalysis::loopContainerOf(const Expr *List) {
+  const auto *Call = dyn_cast_or_null<CXXMemberCallExpr>(
+      List ? skipModuleHandleCopies(List) : nullptr);
+  const VarDecl *Var = isParametersCall(Call) ? loopVariableOf(Call) : nullptr;
+  if (!Var)
+    return nullptr;
+  const FunctionIndex &Index = indexOf(Var);
+  auto Range = Index.RangeInits.find(Var);
+  if (Range == Index.RangeInits.end())
+    return nullptr;
+  const auto *Ref = dyn_cast<DeclRefExpr>(skipModuleHandleCopies(Range->second));
+  const auto *Container = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  if (!Container || !isStdContainer(recordOf(Container->getType())) ||
+      !moduleImplOf(Var->getType()))
+    return nullptr;
+  return Container;
+}
+
+const VarDecl *ParameterSharingAnalysis::moduleLoopContainer(const Expr *List) {
+  return moduleLoopParameters(List) ? loopContainerOf(List) : nullptr;
+}
+
+bool ParameterSharingAnalysis::sameEachIteration(const Expr *Arg,
+                                                 const Stmt *Loop) {
+  const Expr *E = skipModuleHandleCopies(Arg);
+  const SourceManager &SM = AST.getSourceManager();
+  auto Inside = [&](SourceLocation Loc) {
+    SourceRange Range = Loop->getSourceRange();
+    return !SM.isBeforeInTranslationUnit(Loc, Range.getBegin()) &&
+           !SM.isBeforeInTranslationUnit(Range.getEnd(), Loc);
+  };
+  // A member of `this`, or of a handle the loop does not change.
+  while (const auto *Member = dyn_cast<MemberExpr>(E))
+    E = skipModuleHandleCopies(Member->getBase());
+  if (isa<CXXThisExpr>(E))
+    return true;
+  const auto *Ref = dyn_cast<DeclRefExpr>(E);
+  const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  if (!Var || Inside(Var->getLocation()))
+    return false;
+  if (!Var->getParentFunctionOrMethod() || isa<ParmVarDecl>(Var))
+    return true;
+  const FunctionIndex &Index = indexOf(Var);
+  return !Index.Reassigned.count(Var) && !Index.RangeInits.count(Var);
+}
+
+// Note [Containers of module handles]
+// A `std::vector<Linear>` holds handles: each element is the module its
+// handle names, registered or not. A fill construction holds one module n
+// times; a `push_back` of one handle in a loop (a variable declared outside
+// the loop and not reassigned, or a member) adds it once per iteration; a
+// handle constructed in the loop body is a new module each time. Two steps
+// stand for n.
+std::optional<std::vector<std::pair<ModuleValue, RegistrationStep>>>
+ParameterSharingAnalysis::handleElements(const VarDecl *Container) {
+  std::vector<std::pair<ModuleValue, RegistrationStep>> Elements;
+  if (std::optional<ContainerFill> Fill = containerFill(Container)) {
+    std::optional<ModuleValue> Value = moduleValue(Fill->Value);
+    if (!Value)
+      return std::nullopt;
+    RegistrationStep Step{"", Fill->Site, Value->Identity, Fill->Site};
+    Elements.emplace_back(*Value, Step);
+    Elements.emplace_back(*Value, Step);
+    return Elements;
+  }
+  if (isa<ParmVarDecl>(Container) || !Container->getParentFunctionOrMethod())
+    return std::nullopt;
+  const FunctionIndex &Index = indexOf(Container);
+  if (Index.Reassigned.count(Container) || Index.RangeInits.count(Container))
+    return std::nullopt;
+  if (const Expr *Init = Container->getInit()) {
+    const auto *Construct = dyn_cast<CXXConstructExpr>(Init->IgnoreImplicit());
+    if (!Construct || Construct->getNumArgs() != 0)
+      return std::nullopt;
+  }
+  for (const CallExpr *Call : Index.Calls.lookup(Container)) {
+    if (!isContainerMutation(Call))
+      continue;
+    llvm::StringRef Name = methodOf(Call)->getName();
+    if ((Name != "push_back" && Name != "emplace_back") ||
+        Call->getNumArgs() != 1)
+      return std::nullopt;
+    std::optional<ModuleValue> Element = moduleValue(Call->getArg(0));
+    if (!Element)
+      return std::nullopt;
+    RegistrationStep Step{"", Call, Element->Identity, Element->FillSite};
+    const CallPlace Place = Index.Places.lookup(Call);
+    if (Place.Loop && sameEachIteration(Call->getArg(0), Place.Loop)) {
+      Step.RepeatLoop = Place.Loop;
+      Elements.emplace_back(*Element, Step);
+    }
+    Elements.emplace_back(std::move(*Element), Step);
+  }
+  return Elements;
+}
+
+// Note [Sinks in helper functions]
+// `auto opt = make_optimizer(model);`, where the helper builds an optimizer
+// from its parameter's groups, is a sink at the call: the list in the helper
+// is evaluated with the parameter standing for the caller's module, so that
+// sharing the caller built (`Sequential(shared, shared)`) is seen. Only the
+// module parameters are bound; the helper's other arguments, and helpers of
+// helpers, are not followed.
+std::optional<std::vector<ParameterEntry>>
+ParameterSharingAnalysis::parameterListThrough(const Expr *List,
+                                               const CallExpr *Call) {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  const FunctionDecl *Definition = nullptr;
+  if (!Callee || !Callee->hasBody(Definition) || !Bound.empty())
+    return std::nullopt;
+  llvm::DenseMap<const VarDecl *, std::shared_ptr<const ModuleValue>> Bindings;
+  for (unsigned I = 0; I < Definition->getNumParams() && I < Call->getNumArgs();
+       ++I) {
+    const ParmVarDecl *Param = Definition->getParamDecl(I);
+    if (!moduleImplOf(Param->getType()))
+      continue;
+    std::optional<ModuleValue> Argument = moduleValue(Call->getArg(I));
+    if (!Argument)
+      return std::nullopt;
+    Bindings[Param] = std::make_shared<const ModuleValue>(std::move(*Argument));
+  }
+  if (Bindings.empty())
+    return std::nullopt;
+  Bound = std::move(Bindings);
+  auto Unbind = llvm::make_scope_exit([&] { Bound.clear(); });
+  return parameterList(List);
+}
+
 // Note [Per-module update loops]
 // `for (auto &m : root->modules()) for (auto &p : m->parameters(false))`
 // visits each module that modules() yields and its own parameters. modules()
 // walks every registration path without de-duplicating, as parameters()
 // does, so the two loops together visit exactly the tensors of
 // root->parameters(), less root's own when modules(false) skips it. A shared
-// module, or a tensor registered twice, is visited twice.
+// module, or a tensor registered twice, is visited twice. A loop over a
+// container of handles (Note [Containers of module handles]) visits each
+// element's parameters.
 std::optional<std::vector<ParameterEntry>>
 ParameterSharingAnalysis::moduleLoopParameters(const Expr *List) {
   const auto *Call = dyn_cast_or_null<CXXMemberCallExpr>(
       List ? skipModuleHandleCopies(List) : nullptr);
-  if (!Call ||
-      !(isLibtorchMethod(Call->getMethodDecl(), "parameters") ||
-        isLibtorchMethod(Call->getMethodDecl(), "named_parameters")) ||
-      boolArgument(Call, 0, true))
+  const VarDecl *Var = isParametersCall(Call) ? loopVariableOf(Call) : nullptr;
+  if (!Var)
     return std::nullopt;
-  const auto *Ref = dyn_cast_or_null<DeclRefExpr>(objectOf(Call));
-  const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
-  if (!Var || !Var->getParentFunctionOrMethod())
+  bool Recurse = boolArgument(Call, 0, true);
+  if (const VarDecl *Container = loopContainerOf(List)) {
+    auto Elements = handleElements(Container);
+    if (!Elements)
+      return std::nullopt;
+    std::vector<ParameterEntry> Result;
+    for (const auto &[Element, Step] : *Elements) {
+      std::vector<ParameterEntry> Own;
+      for (const ParameterEntry &Entry : Element.Parameters)
+        if (Recurse || Entry.Route.size() == 1)
+          Own.push_back(Entry);
+      prefix(Result, Own, Step);
+    }
+    return Result;
+  }
+  if (Recurse)
     return std::nullopt;
   const FunctionIndex &Index = indexOf(Var);
   auto Range = Index.RangeInits.find(Var);
@@ -944,21 +1337,66 @@ ParameterSharingAnalysis::firstTie(const std::vector<ParameterEntry> &List) {
           if (!SA.Object.known() || !(SA.Object == SB.Object))
             continue;
           bool Filled = SA.FillSite || SB.FillSite;
+          bool Repeated = SA.RepeatLoop || SB.RepeatLoop;
           size_t Diverge = 0;
           while (Diverge <= std::min(X, Y) &&
                  A.Route[Diverge].Site == B.Route[Diverge].Site &&
                  A.Route[Diverge].Object == B.Route[Diverge].Object)
             ++Diverge;
           bool SamePath = X == Y && Diverge > X;
-          if (SamePath && !Filled)
+          if (SamePath && !Filled && !Repeated)
             continue;
           ParameterTie Tie;
           Tie.Parameter = A.name();
           Tie.OtherParameter = B.name();
           Tie.First = &SA;
           Tie.Second = &SB;
-          if (Filled) {
+          // A list root: the parameters() call a part of the list comes
+          // from, possibly in a function that returns it.
+          auto IsRoot = [](const ParameterEntry &E, size_t I) {
+            const RegistrationStep &Step = E.Route[I];
+            return Step.Name.empty() && !Step.Added && !Step.Returned &&
+                   (I == 0 || E.Route[I - 1].Returned);
+          };
+          // Where the list got the entry: the call of the function that
+          // returned it, when both entries come through one statement.
+          auto Entered = [&](const ParameterEntry &E, size_t I) {
+            while (I > 0 && E.Route[I - 1].Returned)
+              --I;
+            return &E.Route[I];
+          };
+          auto RootOf = [](const ParameterEntry &E) {
+            size_t I = 0;
+            while (I + 1 < E.Route.size() && E.Route[I].Returned)
+              ++I;
+            return &E.Route[I];
+          };
+          bool RootA = IsRoot(A, X), RootB = IsRoot(B, Y);
+          if (Repeated) {
+            Tie.K = ParameterTie::Kind::RepeatedHandle;
+            Tie.First = Tie.Second = SA.RepeatLoop ? &SA : &SB;
+          } else if (Filled) {
             Tie.K = ParameterTie::Kind::FilledElement;
+          } else if (SA.Added || SB.Added) {
+            Tie.K = ParameterTie::Kind::AddedTensor;
+            Tie.First = SA.Added ? &SA : RootOf(A);
+            Tie.Second = SB.Added ? &SB : RootOf(B);
+            if (SA.Site == SB.Site) {
+              Tie.First = Entered(A, X);
+              Tie.Second = Entered(B, Y);
+            }
+          } else if (RootA && RootB) {
+            Tie.K = ParameterTie::Kind::SameList;
+            if (SA.Site == SB.Site) {
+              Tie.First = Entered(A, X);
+              Tie.Second = Entered(B, Y);
+            }
+          } else if (RootA != RootB && !SA.Name.empty() + !SB.Name.empty() == 1) {
+            // `model->parameters()` and `model->enc->parameters()`.
+            Tie.K = ParameterTie::Kind::Overlap;
+            Tie.First = RootB ? RootOf(A) : RootOf(B);
+            Tie.Second = RootB ? &SB : &SA;
+            Tie.Registration = RootB ? &SA : &SB;
           } else if (SA.Site == SB.Site) {
             // One registration reached through two parents: the parents'
             // paths part where the sharing was introduced.

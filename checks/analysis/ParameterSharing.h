@@ -23,9 +23,14 @@
 // - Flow-insensitive: a local is its initializer plus the known mutations
 //   anywhere in its function (`insert` of another list, `push_back` into a
 //   Sequential). A variable assigned after its declaration is unknown.
-// - A list grown any other way (a loop filtering duplicates, an unknown
-//   callee such as `torchalias::unique_parameters`) is unknown and never
-//   reported: precision over recall.
+// - A list is a multiset of tensor identities, built from its initializer
+//   and, in source order, `push_back`/`emplace_back`/`insert`/`assign` of
+//   tensors, of parameter groups and of other lists' ranges (Note [Lists
+//   built step by step]), or returned by a function of the translation unit
+//   with a single `return`. A list grown any other way (a loop filtering
+//   duplicates, a conditional `push_back`, an unknown callee such as
+//   `torchalias::unique_parameters`) is unknown and never reported:
+//   precision over recall.
 // - Library modules (torch::nn::LinearImpl, ...) are assumed to register each
 //   of their tensor members as a parameter under the member's name.
 // - A constructor is chosen by its number of parameters.
@@ -40,6 +45,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/Expr.h"
+#include "clang/AST/StmtCXX.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallVector.h"
@@ -83,6 +89,15 @@ struct RegistrationStep {
   /// (`std::vector<Linear>(n, Linear(...))`): the fill.
   const Expr *FillSite = nullptr;
   bool View = false; ///< The tensor registered is a view of Object.
+  /// The step puts a tensor into a list by hand (`push_back`, `insert`,
+  /// `emplace_back`) rather than registering it.
+  bool Added = false;
+  /// For a handle added once per iteration of a loop that does not change
+  /// it (`for (...) v.push_back(shared)`): the loop.
+  const Stmt *RepeatLoop = nullptr;
+  /// The step is a call of a function of the translation unit whose
+  /// returned list holds the rest of the route; Object is unknown.
+  bool Returned = false;
 };
 
 /// One tensor of a parameter list and how the list reaches it.
@@ -104,11 +119,19 @@ struct ParameterTie {
     /// One registration statement reached through two parents, e.g. a
     /// constructor that registers its argument, given the same module twice.
     SharedArgument,
+    /// The parameters() of a module and those of one of its submodules, both
+    /// in the list (overlapping parameter groups).
+    Overlap,
+    /// A tensor added to the list by hand that the list already holds.
+    AddedTensor,
+    /// One handle added to a container once per iteration of a loop.
+    RepeatedHandle,
   };
   Kind K = Kind::SameTensor;
   std::string Parameter, OtherParameter; ///< Names of the two entries.
   const RegistrationStep *First = nullptr, *Second = nullptr;
-  /// For SharedArgument: the registration both paths reach.
+  /// For SharedArgument: the registration both paths reach. For Overlap:
+  /// the registration of the submodule.
   const RegistrationStep *Registration = nullptr;
 };
 
@@ -140,6 +163,13 @@ public:
   /// std::nullopt if the list is built in a way the analysis cannot follow.
   std::optional<std::vector<ParameterEntry>> parameterList(const Expr *E);
 
+  /// The tensors List, an expression in the body of Call's callee, holds
+  /// when the callee's module parameters are the modules Call passes
+  /// (Note [Sinks in helper functions]); std::nullopt if Call passes no
+  /// module or the list cannot be followed.
+  std::optional<std::vector<ParameterEntry>>
+  parameterListThrough(const Expr *List, const CallExpr *Call);
+
   /// The module an expression denotes, or std::nullopt if it is not one.
   std::optional<ModuleValue> moduleValue(const Expr *E);
 
@@ -148,7 +178,9 @@ public:
 
   /// For `m->parameters(false)`, where `m` is the variable of a loop over
   /// `root->modules()`: every tensor the two loops visit, in order, prefixed
-  /// by the modules() call. std::nullopt for any other list.
+  /// by the modules() call. Also for `m->parameters()` where `m` walks a
+  /// local container of module handles (`std::vector<Linear>`), prefixed by
+  /// the step that put each element in. std::nullopt for any other list.
   std::optional<std::vector<ParameterEntry>>
   moduleLoopParameters(const Expr *List);
 
@@ -160,6 +192,10 @@ public:
     const Expr *Count = nullptr;
     const Expr *Value = nullptr;
   };
+  /// For a list moduleLoopParameters accepts whose outer loop walks a local
+  /// container of module handles: the container; null otherwise.
+  const VarDecl *moduleLoopContainer(const Expr *List);
+
   /// The fill of a local container variable, if it has one.
   std::optional<ContainerFill> containerFill(const VarDecl *Var);
   /// The fill whose site is Site, once containerFill has seen it.
@@ -184,17 +220,41 @@ private:
   void registerCall(const CXXMemberCallExpr *Call, ModuleValue &Model,
                     const FieldDecl *BoundTo, bool InLoop);
   std::optional<ModuleValue> localModule(const VarDecl *Var, const Expr *Ref);
+  void applyModuleEdits(const VarDecl *Var, ModuleValue &Value);
   std::optional<ModuleValue> elementOf(const Expr *Container);
   std::optional<std::vector<ParameterEntry>> localList(const VarDecl *Var);
+  bool applyListMutation(const CallExpr *Call, std::vector<ParameterEntry> &List);
+  bool appendTensor(const Expr *Tensor, const CallExpr *Site,
+                    std::vector<ParameterEntry> &List);
+  std::optional<std::vector<ParameterEntry>> rangeList(const Expr *Begin,
+                                                       const Expr *End);
+  std::optional<std::vector<ParameterEntry>> returnedList(const CallExpr *Call);
+  /// The modules a local container of handles holds, each with the step
+  /// that put it in (two for a fill or a loop that repeats one handle).
+  std::optional<std::vector<std::pair<ModuleValue, RegistrationStep>>>
+  handleElements(const VarDecl *Container);
+  /// Whether Arg, added in Loop, is the same handle on every iteration.
+  bool sameEachIteration(const Expr *Arg, const Stmt *Loop);
+  const VarDecl *loopContainerOf(const Expr *List);
   ObjectKey freshKey(const void *Creator) const;
   const ModuleValue *modelOfThis(const CXXRecordDecl *Impl);
   std::string nameArgument(const Expr *E) const;
 
+  /// Where a call is: its innermost loop, and whether a branch lies between
+  /// the two (an `if`, `?:`, `switch`, `&&`, `||`).
+  struct CallPlace {
+    const Stmt *Loop = nullptr;
+    bool Conditional = false;
+  };
   struct FunctionIndex {
     llvm::DenseMap<const VarDecl *, std::vector<const CallExpr *>> Calls;
     llvm::DenseSet<const VarDecl *> Reassigned;
     llvm::DenseMap<const VarDecl *, const Expr *> RangeInits;
+    llvm::DenseMap<const VarDecl *, const CXXForRangeStmt *> RangeLoops;
+    llvm::DenseMap<const CallExpr *, CallPlace> Places;
   };
+  static void collectIndex(const Stmt *S, FunctionIndex &Index,
+                           CallPlace Place);
   const FunctionIndex &indexOf(const VarDecl *Var);
 
   ASTContext &AST;
@@ -206,6 +266,10 @@ private:
       Building;
   llvm::DenseMap<const DeclContext *, std::unique_ptr<FunctionIndex>> Indexes;
   llvm::DenseMap<const Expr *, ContainerFill> Fills;
+  /// Variables whose edits are being applied: inside, they are unedited.
+  llvm::DenseSet<const VarDecl *> Editing;
+  /// Module parameters of a helper bound to the modules a call passes.
+  llvm::DenseMap<const VarDecl *, std::shared_ptr<const ModuleValue>> Bound;
   unsigned Depth = 0;
 };
 

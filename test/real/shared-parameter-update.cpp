@@ -121,3 +121,106 @@ void PositiveAssignOtherModulesWeight(torch::nn::Linear &lin,
   lin->weight = other->weight.t();
   // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: assigning 'weight' does not re-register it: 'LinearImpl' computes with the new tensor, but parameters(), to() and serialization still see the one registered as 'weight'
 }
+
+// Parameter lists are multisets: each way of building one, against the real
+// std::vector and OptimizerParamGroup.
+struct EncoderHeadImpl : torch::nn::Module {
+  EncoderHeadImpl()
+      : encoder(register_module("encoder", torch::nn::Linear(4, 4))),
+        head(register_module("head", torch::nn::Linear(4, 2))) {}
+  torch::nn::Linear encoder, head;
+};
+TORCH_MODULE(EncoderHead);
+
+void PositivePushBackTensor(torch::nn::Linear &lin) {
+  std::vector<torch::Tensor> params = lin->parameters();
+  params.push_back(lin->weight);
+  torch::optim::SGD opt(params, torch::optim::SGDOptions(0.1));
+  // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'SGD' is built from a list that holds parameter 'weight' twice (also as 'lin->weight'); each step() updates it twice; de-duplicate the list (torchalias::unique_parameters) or add the tensor once
+}
+
+void PositiveOverlappingGroups(EncoderHead &model) {
+  std::vector<torch::optim::OptimizerParamGroup> groups;
+  groups.emplace_back(model->parameters());
+  groups.emplace_back(model->encoder->parameters(),
+                      std::make_unique<torch::optim::AdamOptions>(1e-4));
+  torch::optim::Adam opt(groups, torch::optim::AdamOptions(1e-3));
+  // CHECK-MESSAGES: :[[@LINE-1]]:22: warning: 'Adam' is built from a list that holds parameter 'encoder.weight' twice (also as 'weight'); each step() updates it twice; de-duplicate the list (torchalias::unique_parameters) or add the module's parameters once
+}
+
+void NegativeSiblingGroups(EncoderHead &model) {
+  std::vector<torch::optim::OptimizerParamGroup> groups;
+  groups.emplace_back(model->encoder->parameters());
+  groups.emplace_back(model->head->parameters());
+  torch::optim::Adam opt(groups, torch::optim::AdamOptions(1e-3));
+}
+
+std::vector<torch::Tensor> encoderAndModel(EncoderHead &model) {
+  std::vector<torch::Tensor> params = model->encoder->parameters();
+  for (auto &p : model->parameters())
+    params.push_back(p);
+  return params;
+}
+
+void PositiveReturnedList(EncoderHead &model) {
+  torch::optim::SGD opt(encoderAndModel(model), torch::optim::SGDOptions(0.1));
+  // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'SGD' is built from a list that holds parameter 'weight' twice (also as 'encoder.weight'); each step() updates it twice
+}
+
+void PositiveHandlesPushedInALoop(int depth) {
+  torch::NoGradGuard no_grad;
+  torch::nn::Linear shared(4, 4);
+  std::vector<torch::nn::Linear> layers;
+  for (int i = 0; i < depth; ++i)
+    layers.push_back(shared);
+  for (auto &layer : layers)
+    for (auto &p : layer->parameters())
+      p.sub_(p.grad() * 0.1);
+  // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'sub_' updates parameter 'weight' in place twice per pass over 'layers'; its elements hold it twice; construct a separate module for each element
+}
+
+void NegativeFreshHandlesInALoop(int depth) {
+  torch::NoGradGuard no_grad;
+  std::vector<torch::nn::Linear> layers;
+  for (int i = 0; i < depth; ++i)
+    layers.push_back(torch::nn::Linear(4, 4));
+  for (auto &layer : layers)
+    for (auto &p : layer->parameters())
+      p.sub_(p.grad() * 0.1);
+}
+
+std::unique_ptr<torch::optim::SGD> makeOptimizer(torch::nn::Sequential &model) {
+  std::vector<torch::optim::OptimizerParamGroup> groups;
+  groups.emplace_back(model->parameters());
+  return std::make_unique<torch::optim::SGD>(groups,
+                                             torch::optim::SGDOptions(0.1));
+}
+
+void PositiveHelperSink() {
+  torch::nn::Linear shared(4, 4);
+  torch::nn::Sequential model(shared, shared);
+  auto opt = makeOptimizer(model);
+  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'makeOptimizer' gives 'SGD' a list that holds parameter '0.weight' twice (also as '1.weight'); each step() updates it twice
+}
+
+void PositiveReplaceModule() {
+  EncoderHead model;
+  model->replace_module("head", model->encoder);
+  torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.1));
+  // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'SGD' is built from a list that holds parameter 'encoder.weight' twice (also as 'head.weight'); each step() updates it twice
+}
+
+void NegativeReplaceModuleFresh(EncoderHead &model) {
+  model->replace_module("head", torch::nn::Linear(4, 2));
+  torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.1));
+}
+
+void PositiveRegisterParameterOfAnother(EncoderHead &model,
+                                        torch::nn::Linear &decoder) {
+  decoder->register_parameter("tied", model->encoder->weight);
+  auto params = model->parameters();
+  auto more = decoder->parameters();
+  params.insert(params.end(), more.begin(), more.end());
+  torch::optim::SGD opt(params, torch::optim::SGDOptions(0.1));
+  // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'SGD' is built from a list that holds parameter 'encoder.weight' twice (also as 'tied'); each step() updates it twice
+}

@@ -89,9 +89,9 @@ void PositiveParentAndChild() {
   auto enc = model->enc->parameters();
   params.insert(params.end(), enc.begin(), enc.end());
   torch::optim::SGD opt(params, torch::optim::SGDOptions(0.1));
-  // CHECK-NOTES: :[[@LINE-1]]:21: warning: 'SGD' is built from a list that holds parameter 'enc.weight' twice (also as 'weight'); each step() updates it twice
-  // CHECK-NOTES: :[[@LINE-13]]:11: note: 'enc' and 'model->enc' are the same module, registered here
-  // CHECK-NOTES: :[[@LINE-5]]:26: note: and here
+  // CHECK-NOTES: :[[@LINE-1]]:21: warning: 'SGD' is built from a list that holds parameter 'enc.weight' twice (also as 'weight'); each step() updates it twice; de-duplicate the list (torchalias::unique_parameters) or add the module's parameters once
+  // CHECK-NOTES: :[[@LINE-5]]:24: note: the parameters of 'model' include those of its submodule 'enc'
+  // CHECK-NOTES: :[[@LINE-5]]:26: note: and the submodule's are added again here
 }
 
 // Fill construction: n handles to one module. The fix constructs a module

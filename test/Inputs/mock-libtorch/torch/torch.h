@@ -73,6 +73,12 @@ public:
   template <typename ModuleType>
   std::shared_ptr<ModuleType>
   register_module(std::string name, ModuleHolder<ModuleType> module_holder);
+  template <typename ModuleType>
+  std::shared_ptr<ModuleType> replace_module(const std::string &name,
+                                             std::shared_ptr<ModuleType> module);
+  template <typename ModuleType>
+  std::shared_ptr<ModuleType>
+  replace_module(const std::string &name, ModuleHolder<ModuleType> module_holder);
   void train(bool on = true);
   void eval();
   void zero_grad(bool set_to_none = false);

@@ -1,0 +1,115 @@
+// How parameter lists come to hold one tensor twice, and what libtorch's
+// optimizers do with such a list. Each fact here is stated by a message of
+// libtorch-shared-parameter-update.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <vector>
+
+namespace {
+
+struct EncoderHeadImpl : torch::nn::Module {
+  EncoderHeadImpl()
+      : encoder(register_module("encoder", torch::nn::Linear(3, 3))),
+        head(register_module("head", torch::nn::Linear(3, 1))) {}
+  torch::nn::Linear encoder, head;
+};
+TORCH_MODULE(EncoderHead);
+
+size_t occurrences(const std::vector<at::Tensor> &list, const at::Tensor &t) {
+  size_t count = 0;
+  for (const auto &p : list)
+    count += p.unsafeGetTensorImpl() == t.unsafeGetTensorImpl();
+  return count;
+}
+
+// One SGD step with lr 1 on a list whose gradients are all ones: each tensor
+// moves by minus its number of occurrences.
+void step_with_unit_gradients(torch::optim::Optimizer &opt,
+                              const std::vector<at::Tensor> &params) {
+  for (const auto &p : params)
+    p.mutable_grad() = torch::ones_like(p);
+  opt.step();
+}
+
+TEST(ParameterListFacts, ModelParametersIncludeItsSubmodules) {
+  EncoderHead model;
+  std::vector<at::Tensor> all = model->parameters();
+  for (const auto &p : model->encoder->parameters())
+    EXPECT_EQ(occurrences(all, p), 1u);
+  for (const auto &p : model->head->parameters())
+    EXPECT_EQ(occurrences(all, p), 1u);
+  EXPECT_EQ(all.size(), model->encoder->parameters().size() +
+                            model->head->parameters().size());
+}
+
+TEST(ParameterListFacts, SiblingSubmodulesDoNotOverlap) {
+  EncoderHead model;
+  for (const auto &p : model->encoder->parameters())
+    EXPECT_EQ(occurrences(model->head->parameters(), p), 0u);
+}
+
+TEST(ParameterListFacts, OverlappingGroupsStepATensorTwice) {
+  torch::NoGradGuard no_grad;
+  EncoderHead model;
+  at::Tensor weight = model->encoder->weight;
+  at::Tensor before = weight.clone();
+  std::vector<torch::optim::OptimizerParamGroup> groups;
+  groups.emplace_back(model->parameters());
+  groups.emplace_back(model->encoder->parameters());
+  torch::optim::SGD opt(groups, torch::optim::SGDOptions(1.0));
+  for (auto &group : opt.param_groups())
+    for (auto &p : group.params())
+      p.mutable_grad() = torch::ones_like(p);
+  opt.step();
+  EXPECT_TRUE(torch::allclose(weight, before - 2));
+}
+
+TEST(ParameterListFacts, ListBuiltStepByStepKeepsEveryCopy) {
+  torch::NoGradGuard no_grad;
+  torch::nn::Linear lin(3, 3);
+  std::vector<at::Tensor> params;
+  params.push_back(lin->weight);
+  params.emplace_back(lin->bias);
+  auto more = lin->parameters();
+  params.insert(params.end(), more.begin(), more.end());
+  EXPECT_EQ(occurrences(params, lin->weight), 2u);
+  at::Tensor before = lin->weight.clone();
+  torch::optim::SGD opt(params, torch::optim::SGDOptions(1.0));
+  step_with_unit_gradients(opt, params);
+  EXPECT_TRUE(torch::allclose(lin->weight, before - 2));
+}
+
+TEST(ParameterListFacts, ReplaceModuleSharesTheModule) {
+  EncoderHead model;
+  model->replace_module("head", model->encoder);
+  std::vector<at::Tensor> all = model->parameters();
+  EXPECT_EQ(occurrences(all, model->encoder->weight), 2u);
+}
+
+TEST(ParameterListFacts, HandlesPushedInALoopAreOneModule) {
+  torch::NoGradGuard no_grad;
+  torch::nn::Linear shared(3, 3);
+  std::vector<torch::nn::Linear> layers;
+  for (int i = 0; i < 3; ++i)
+    layers.push_back(shared);
+  at::Tensor before = shared->weight.clone();
+  for (auto &layer : layers)
+    for (auto &p : layer->parameters())
+      p.sub_(torch::ones_like(p));
+  EXPECT_TRUE(torch::allclose(shared->weight, before - 3));
+
+  std::vector<torch::nn::Linear> filled(2, torch::nn::Linear(3, 3));
+  EXPECT_EQ(filled[0]->weight.unsafeGetTensorImpl(),
+            filled[1]->weight.unsafeGetTensorImpl());
+}
+
+TEST(ParameterListFacts, FreshModulePushedInALoopIsDistinct) {
+  std::vector<torch::nn::Linear> layers;
+  for (int i = 0; i < 2; ++i)
+    layers.push_back(torch::nn::Linear(3, 3));
+  EXPECT_NE(layers[0]->weight.unsafeGetTensorImpl(),
+            layers[1]->weight.unsafeGetTensorImpl());
+}
+
+} // namespace

@@ -1,0 +1,47 @@
+// RUN: %check_clang_tidy %s libtorch-shared-parameter-update %t -- -- %mock_torch
+// A helper that takes the model and returns an optimizer built from its
+// parameters is a sink at each call: the sharing may be built by the caller.
+
+#include <torch/torch.h>
+
+std::unique_ptr<torch::optim::SGD> makeOptimizer(torch::nn::Sequential &model) {
+  std::vector<torch::optim::OptimizerParamGroup> groups;
+  groups.emplace_back(model->parameters());
+  return std::make_unique<torch::optim::SGD>(groups,
+                                             torch::optim::SGDOptions(0.1));
+}
+
+void PositiveCallerSharesAModule() {
+  torch::nn::Linear shared(4, 4);
+  torch::nn::Sequential model(shared, shared);
+  auto opt = makeOptimizer(model);
+  // CHECK-NOTES: :[[@LINE-1]]:14: warning: 'makeOptimizer' gives 'SGD' a list that holds parameter '0.weight' twice (also as '1.weight'); each step() updates it twice; de-duplicate the list (torchalias::unique_parameters) or register the module once
+  // CHECK-NOTES: :[[@LINE-9]]:10: note: the list reaches 'SGD' here
+  // CHECK-NOTES: :[[@LINE-4]]:31: note: '0' and '1' are the same module, registered here
+  // CHECK-NOTES: :[[@LINE-5]]:39: note: and here
+}
+
+void NegativeCallerDistinctModules() {
+  torch::nn::Sequential model(torch::nn::Linear(4, 4), torch::nn::Linear(4, 4));
+  auto opt = makeOptimizer(model);
+}
+
+// Two modules given to a helper that puts both in the optimizer.
+torch::optim::Adam makeJoint(torch::nn::Linear &a, torch::nn::Linear &b) {
+  auto params = a->parameters();
+  auto more = b->parameters();
+  params.insert(params.end(), more.begin(), more.end());
+  return torch::optim::Adam(params);
+}
+
+void PositiveSameModuleTwice(torch::nn::Linear &lin) {
+  auto opt = makeJoint(lin, lin);
+  // CHECK-NOTES: :[[@LINE-1]]:14: warning: 'makeJoint' gives 'Adam' a list that holds parameter 'weight' twice; each step() updates it twice; de-duplicate the list (torchalias::unique_parameters) or add the module's parameters once
+  // CHECK-NOTES: :[[@LINE-6]]:10: note: the list reaches 'Adam' here
+  // CHECK-NOTES: :[[@LINE-10]]:20: note: the parameters of one module are added to the list here
+  // CHECK-NOTES: :[[@LINE-10]]:18: note: and again here
+}
+
+void NegativeTwoModules(torch::nn::Linear &enc, torch::nn::Linear &dec) {
+  auto opt = makeJoint(enc, dec);
+}
