@@ -135,6 +135,46 @@ bool namesCpu(const Stmt *E) {
   return llvm::any_of(E->children(), namesCpu);
 }
 
+/// Whether a from_blob call wraps a whole member of `this` from its start
+/// (`buf_.data()`, `raw_`, `&buf_[0]`, `img_.data`), rather than one slot of
+/// it (`slots_[i].data()`, `buf_.data() + offset`): a method that moves
+/// between slots hands out tensors over different memory.
+bool wrapsWholeMember(const CallExpr *FromBlob) {
+  if (FromBlob->getNumArgs() == 0)
+    return false;
+  const Expr *E = FromBlob->getArg(0)->IgnoreParenCasts();
+  auto OwnMember = [](const Expr *M) {
+    const auto *Field = dyn_cast<MemberExpr>(M->IgnoreParenImpCasts());
+    return Field && isa<CXXThisExpr>(Field->getBase()->IgnoreImplicit());
+  };
+  if (const auto *Address = dyn_cast<UnaryOperator>(E);
+      Address && Address->getOpcode() == UO_AddrOf) {
+    const Expr *Element = Address->getSubExpr()->IgnoreParenImpCasts();
+    const Expr *Base = nullptr, *Index = nullptr;
+    if (const auto *Subscript = dyn_cast<ArraySubscriptExpr>(Element)) {
+      Base = Subscript->getBase();
+      Index = Subscript->getIdx();
+    } else if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(Element);
+               Operator && Operator->getOperator() == OO_Subscript &&
+               Operator->getNumArgs() == 2) {
+      Base = Operator->getArg(0);
+      Index = Operator->getArg(1);
+    }
+    std::optional<llvm::APSInt> Value =
+        Index ? Index->getIntegerConstantExpr(
+                    FromBlob->getCalleeDecl()->getASTContext())
+              : std::nullopt;
+    return Base && OwnMember(Base) && Value && *Value == 0;
+  }
+  if (const auto *Data = dyn_cast<CXXMemberCallExpr>(E))
+    return Data->getNumArgs() == 0 &&
+           OwnMember(Data->getImplicitObjectArgument());
+  if (const auto *Field = dyn_cast<MemberExpr>(E);
+      Field && !OwnMember(Field))
+    return OwnMember(Field->getBase()); // `img_.data`
+  return OwnMember(E);
+}
+
 /// `join()` of a std::thread, `get()` or `wait()` of a std::future: the
 /// worker is done with what it was handed.
 bool isJoin(const CXXMemberCallExpr *Call) {
@@ -290,8 +330,23 @@ void FromBlobEscapeAnalysis::run(const FunctionDecl *F) {
   visit(F->getBody());
   findRewrites();
   for (BlobEscape &Escape : Pending)
-    if (refilledAfter(Escape))
+    if (!clearedInLoop(Escape) && refilledAfter(Escape))
       Escapes.push_back(Escape);
+}
+
+bool FromBlobEscapeAnalysis::clearedInLoop(const BlobEscape &Store) const {
+  const Stmt *Loop = Store.Site->Loop;
+  if (Store.Route != EscapeRoute::StoredEachIteration || !Store.Container ||
+      !Loop)
+    return false;
+  const SourceManager &SM = Function->getASTContext().getSourceManager();
+  SourceRange Range = Loop->getSourceRange();
+  return llvm::any_of(Clears, [&](const auto &Clear) {
+    SourceLocation L = Clear.second->getBeginLoc();
+    return Clear.first == Store.Container &&
+           !SM.isBeforeInTranslationUnit(L, Range.getBegin()) &&
+           !SM.isBeforeInTranslationUnit(Range.getEnd(), L);
+  });
 }
 
 /// Whether the buffer of a pending escape is written after it: by a later
@@ -474,9 +529,12 @@ void FromBlobEscapeAnalysis::checkStores(const CXXMemberCallExpr *Call) {
       auto Owner = ScopesOf.find(dyn_cast_or_null<VarDecl>(Site->Owner));
       bool OwnerOutsideLoop = Owner == ScopesOf.end() ||
                               !llvm::is_contained(Owner->second, Site->Loop);
-      if (BufferOutsideLoop && ContainerOutsideLoop && OwnerOutsideLoop)
-        Pending.push_back({EscapeRoute::StoredEachIteration,
-                           Arg->getBeginLoc(), nameOf(Arg), Site, Name});
+      if (BufferOutsideLoop && ContainerOutsideLoop && OwnerOutsideLoop) {
+        BlobEscape Store{EscapeRoute::StoredEachIteration, Arg->getBeginLoc(),
+                         nameOf(Arg), Site, Name};
+        Store.Container = bufferOf(Container);
+        Pending.push_back(std::move(Store));
+      }
     }
   }
 }
@@ -669,6 +727,11 @@ void FromBlobEscapeAnalysis::visitExpression(const Stmt *S) {
     checkStores(Member);
     if (isJoin(Member))
       Joins.push_back(Member);
+    if (const CXXMethodDecl *Method = Member->getMethodDecl();
+        Method && Method->getIdentifier() && Method->getName() == "clear")
+      if (const ValueDecl *Cleared =
+              bufferOf(Member->getImplicitObjectArgument()))
+        Clears.push_back({Cleared, Member});
   }
   if (isa<CallExpr, CXXConstructExpr>(S))
     checkSpawn(cast<Expr>(S));
@@ -691,6 +754,7 @@ void FromBlobEscapeAnalysis::visitReturn(const ReturnStmt *Return) {
   // For the method's summary (Note [Blob producers]).
   const BlobSite *Site = blobOf(Return->getRetValue());
   if (Site && Site->Buffer && isa<FieldDecl>(Site->Buffer) && !Site->Owner &&
+      (Site->Producer || wrapsWholeMember(Site->FromBlob)) &&
       !throughDeviceCopy(Return->getRetValue(), Table))
     ReturnedMemberBlobs.push_back(Site);
 }

@@ -109,6 +109,8 @@ struct BlobEscape {
   /// the method that refills.
   const Stmt *Refill = nullptr;
   const Stmt *RefillInner = nullptr;
+  /// For a store: the container or member, when it names one.
+  const ValueDecl *Container = nullptr;
 };
 
 /// A buffer written while a tensor over it is live: the write, the site,
@@ -201,6 +203,7 @@ private:
   void checkStores(const CXXMemberCallExpr *Call);
   void checkProducer(const CXXMemberCallExpr *Call);
   bool refilledAfter(BlobEscape &Escape) const;
+  bool clearedInLoop(const BlobEscape &Store) const;
   bool joinedBetween(SourceLocation From, SourceLocation To) const;
   void findRewrites();
 
@@ -227,6 +230,9 @@ private:
   std::vector<BlobEscape> Pending;
   /// Joins of a thread or future, for the escapes to a worker.
   std::vector<const Stmt *> Joins;
+  /// `clear()` calls of containers: a container cleared in the loop keeps
+  /// nothing across iterations.
+  std::vector<std::pair<const ValueDecl *, const Stmt *>> Clears;
   /// The returned from_blob tensors over members of this object.
   std::vector<const BlobSite *> ReturnedMemberBlobs;
   std::vector<BlobEscape> Escapes;

@@ -281,6 +281,82 @@ void NegativeLocalOfMethod(Scratch &scratch,
     frames.push_back(scratch.make());
 }
 
+// Positive: an image object's data pointer (cv::Mat's `data`), refilled by
+// its `read()`, wrapped from its start with `&buf_[0]`-style addressing too.
+struct Image {
+  unsigned char *data;
+  bool read();
+};
+
+class Grabber {
+public:
+  torch::Tensor grab() {
+    image_.read();
+    return torch::from_blob(image_.data, {4}, torch::kByte);
+    // CHECK-FIXES: return torch::from_blob(image_.data, {4}, torch::kByte).clone();
+  }
+  torch::Tensor first() {
+    std::fill(samples_.begin(), samples_.end(), 0.0f);
+    return torch::from_blob(&samples_[0], {4});
+    // CHECK-FIXES: return torch::from_blob(&samples_[0], {4}).clone();
+  }
+
+private:
+  Image image_;
+  std::vector<float> samples_ = std::vector<float>(4);
+};
+
+void PositiveImageData(Grabber &grabber, std::vector<torch::Tensor> &frames) {
+  for (int i = 0; i < 3; ++i) {
+    frames.push_back(grabber.grab());
+    // CHECK-NOTES: :[[@LINE-1]]:22: warning: the from_blob tensor returned by 'grab' wraps member 'image_' of 'grabber' without a copy and is stored in 'frames' on every iteration
+    // CHECK-NOTES: :295:12: note: 'from_blob' wraps member 'image_' here, and 'grab' returns the tensor without a copy
+    // CHECK-NOTES: :294:5: note: 'image_' is written here
+    frames.push_back(grabber.first());
+    // CHECK-NOTES: :[[@LINE-1]]:22: warning: the from_blob tensor returned by 'first' wraps member 'samples_' of 'grabber' without a copy and is stored in 'frames' on every iteration
+    // CHECK-NOTES: :300:12: note: 'from_blob' wraps member 'samples_' here, and 'first' returns the tensor without a copy
+    // CHECK-NOTES: :299:5: note: 'samples_' is written here
+  }
+}
+
+// Negative: the container is emptied on every iteration.
+void NegativeClearedEachIteration(FrameReader &reader) {
+  std::vector<torch::Tensor> batch;
+  for (int i = 0; i < 3; ++i) {
+    batch.push_back(reader.next());
+    consume(torch::stack(batch));
+    batch.clear();
+  }
+}
+
+// Negative: double buffering: each call wraps another slot.
+class DoubleBuffer {
+public:
+  torch::Tensor next() {
+    slot_ = 1 - slot_;
+    read_frame(slots_[slot_].data());
+    return torch::from_blob(slots_[slot_].data(), {4});
+  }
+  torch::Tensor at(int offset) {
+    read_frame(flat_.data() + offset);
+    return torch::from_blob(flat_.data() + offset, {4});
+  }
+
+private:
+  int slot_ = 0;
+  std::vector<float> slots_[2];
+  std::vector<float> flat_ = std::vector<float>(8);
+};
+
+void NegativeSlots(DoubleBuffer &buffers) {
+  auto a = buffers.next();
+  auto b = buffers.next();
+  consume(b.sub(a));
+  auto c = buffers.at(0);
+  auto d = buffers.at(4);
+  consume(d.sub(c));
+}
+
 // FIXME: should warn: the previous iteration's tensor, kept in a variable,
 // is used after this iteration's call refilled the buffer.
 void LoopCarriedPrevious(FrameReader &reader) {
