@@ -145,9 +145,15 @@ bool isScopedBuffer(const ValueDecl *Decl);
 /// of its rewriting methods (`assign`, `resize`, ...), or passing it as a
 /// pointer to non-const or a non-const reference.
 ///
-/// Limitation: a from_blob tensor returned by a helper function is not
-/// followed into its callers, and writes to the buffer through another
-/// pointer to it are not seen.
+/// A call of a method that returns a from_blob tensor over a member of its
+/// object is a site over that object's member, and a call of a method that
+/// writes a member writes that object's buffer (Note [Blob producers]); such
+/// a site escapes only when its buffer is refilled after it is kept.
+///
+/// Limitation: a from_blob tensor returned by a free function is not
+/// followed into its callers, a producer's result kept from one loop
+/// iteration to the next in a variable is not seen, and writes to the buffer
+/// through another pointer to it are not seen.
 class FromBlobEscapeAnalysis {
 public:
   FromBlobEscapeAnalysis(const FunctionAliasAnalysis &Analysis,
