@@ -273,18 +273,13 @@ BlobProducers::summary(const CXXMethodDecl *Method) {
   const FunctionDecl *Definition = Method ? Method->getDefinition() : nullptr;
   Method = dyn_cast_or_null<CXXMethodDecl>(Definition);
   if (!Method || !Method->hasBody() || isLibtorchDecl(Method) ||
-      InProgress.count(Method))
+      InProgress.count(Method) ||
+      Context.ast().getSourceManager().isInSystemHeader(Method->getLocation()))
     return nullptr;
   if (auto It = Summaries.find(Method); It != Summaries.end())
     return It->second.get();
-  bool Produces = llvm::any_of(Method->getParent()->methods(),
-                               [](const CXXMethodDecl *M) {
-    const FunctionDecl *D = M->getDefinition();
-    return D && isTensorType(D->getReturnType()) && D->hasBody() &&
-           mentionsFromBlob(D->getBody());
-  });
   std::unique_ptr<BlobProducerSummary> Summary;
-  if (Produces) {
+  if (classProduces(Method->getParent())) {
     InProgress.insert(Method);
     const FunctionAliasAnalysis &Analysis = Context.analyze(Method);
     if (Analysis.built()) {
@@ -297,6 +292,17 @@ BlobProducers::summary(const CXXMethodDecl *Method) {
     InProgress.erase(Method);
   }
   return (Summaries[Method] = std::move(Summary)).get();
+}
+
+bool BlobProducers::classProduces(const CXXRecordDecl *Class) {
+  auto [It, Inserted] = Producing.try_emplace(Class, false);
+  if (Inserted)
+    It->second = llvm::any_of(Class->methods(), [](const CXXMethodDecl *M) {
+      const FunctionDecl *D = M->getDefinition();
+      return D && isTensorType(D->getReturnType()) && D->hasBody() &&
+             mentionsFromBlob(D->getBody());
+    });
+  return It->second;
 }
 
 bool BlobProducers::callsProducer(const Stmt *Body) {

@@ -91,8 +91,12 @@ public:
   bool callsProducer(const Stmt *Body);
 
 private:
+  /// Whether a method of Class returns a tensor and calls from_blob.
+  bool classProduces(const CXXRecordDecl *Class);
+
   AliasAnalysisContext &Context;
   const WorkerEntryPoints &Workers;
+  llvm::DenseMap<const CXXRecordDecl *, bool> Producing;
   llvm::DenseMap<const CXXMethodDecl *, std::unique_ptr<BlobProducerSummary>>
       Summaries;
   llvm::DenseSet<const CXXMethodDecl *> InProgress;
