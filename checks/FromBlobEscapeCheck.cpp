@@ -26,6 +26,7 @@ void FromBlobEscapeCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
 void FromBlobEscapeCheck::onEndOfTranslationUnit() {
   AliasCheckBase::onEndOfTranslationUnit();
   FixedSites.clear();
+  Producers.reset();
 }
 
 // Note [From-blob clone fix-it]
@@ -34,20 +35,21 @@ void FromBlobEscapeCheck::onEndOfTranslationUnit() {
 // buffer; it is offered once per call, outside macros.
 void FromBlobEscapeCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *Function = matchedFunction(Result);
-  if (!mentionsFromBlob(Function->getBody()))
+  AliasAnalysisContext &Context = aliasContext(*Result.Context);
+  if (!Producers)
+    Producers = std::make_unique<BlobProducers>(Context, Workers);
+  if (!mentionsFromBlob(Function->getBody()) &&
+      !Producers->callsProducer(Function->getBody()))
     return;
   const FunctionAliasAnalysis *Analysis =
       analyze(Function, *Result.Context, /*RequireWrites=*/false);
   if (!Analysis)
     return;
-  FromBlobEscapeAnalysis Escapes(*Analysis, aliasContext(*Result.Context),
-                                 Workers);
+  FromBlobEscapeAnalysis Escapes(*Analysis, Context, Workers, *Producers);
   Escapes.run(Function);
 
-  auto CloneFix = [&](const CallExpr *FromBlob) -> std::optional<FixItHint> {
-    if (!FixedSites.insert(FromBlob).second)
-      return std::nullopt;
-    return appendClone(FromBlob, *Result.SourceManager, getLangOpts());
+  auto CloneFix = [&](const CallExpr *FromBlob) {
+    return cloneFix(FromBlob, *Result.SourceManager);
   };
   auto TensorName = [](const BlobEscape &E) -> std::string {
     if (E.Tensor.empty())
@@ -66,6 +68,10 @@ void FromBlobEscapeCheck::check(const MatchFinder::MatchResult &Result) {
   for (const BlobEscape &E : Escapes.escapes()) {
     if (!Reported.insert(E.Where).second)
       continue;
+    if (E.Site->Producer) {
+      reportProducerEscape(E);
+      continue;
+    }
     diag(E.Where,
          "%0 wraps %1 and %select{is returned from '%3', which destroys "
          "the buffer|is returned from dataset 'get()', so every example "
@@ -80,6 +86,10 @@ void FromBlobEscapeCheck::check(const MatchFinder::MatchResult &Result) {
          DiagnosticIDs::Note);
   }
   for (const BlobRewrite &R : Escapes.rewrites()) {
+    if (R.Site->Producer) {
+      reportProducerRewrite(R);
+      continue;
+    }
     diag(R.Write->getBeginLoc(),
          "'%0' is written again while from_blob tensor '%1' still wraps it")
         << R.Site->Buffer->getName() << R.Root->getName()
@@ -90,6 +100,89 @@ void FromBlobEscapeCheck::check(const MatchFinder::MatchResult &Result) {
          "'%0' is used here and sees the new contents", DiagnosticIDs::Note)
         << R.LaterUse->getDecl()->getName();
   }
+}
+
+std::optional<FixItHint>
+FromBlobEscapeCheck::cloneFix(const CallExpr *FromBlob,
+                              const SourceManager &SM) {
+  if (!FixedSites.insert(FromBlob).second)
+    return std::nullopt;
+  return appendClone(FromBlob, SM, getLangOpts());
+}
+
+namespace {
+/// "member 'buf_' of 'reader'", or "member 'buf_'" for `this`.
+std::string memberOf(const BlobSite &Site) {
+  std::string Text = "member '" + Site.Buffer->getName().str() + "'";
+  if (const auto *Owner = dyn_cast_or_null<NamedDecl>(Site.Owner))
+    Text += " of '" + Owner->getName().str() + "'";
+  return Text;
+}
+
+std::string producerName(const BlobSite &Site) {
+  return Site.Producer->getMethodDecl()->getNameAsString();
+}
+} // namespace
+
+// Note [Producer notes]
+// A producer's tensor (Note [Blob producers]) is reported where the caller
+// keeps it, or at the call that refills the buffer under it, since that is
+// where the mistake shows; notes point at the from_blob call inside the
+// method (which carries the `.clone()` fix-it: every call then returns its
+// own copy), at the write that refills the buffer, and at the call that made
+// the tensor.
+void FromBlobEscapeCheck::reportProducerEscape(const BlobEscape &E) {
+  const BlobSite &Site = *E.Site;
+  std::string Tensor =
+      E.Tensor.empty()
+          ? "the from_blob tensor returned by '" + producerName(Site) + "'"
+          : "from_blob tensor '" + E.Tensor + "', returned by '" +
+                producerName(Site) + "',";
+  bool Worker = E.Route == EscapeRoute::Worker;
+  diag(E.Where, "%0 wraps %1 without a copy and %select{is stored in '%3' on "
+                "every iteration, but the loop refills the one buffer they all "
+                "wrap|is handed to worker entry point '%3', which may still "
+                "read it when a later call refills the buffer}2")
+      << Tensor << memberOf(Site) << Worker << E.Into
+      << cloneFix(Site.FromBlob, sourceManager(Site));
+  addProducerNotes(Site, E.RefillInner ? E.RefillInner : E.Refill, E.Where);
+}
+
+void FromBlobEscapeCheck::reportProducerRewrite(const BlobRewrite &R) {
+  const BlobSite &Site = *R.Site;
+  const auto *Refill = dyn_cast<CXXMemberCallExpr>(R.Write);
+  std::string Writer =
+      Refill ? "call of '" + Refill->getMethodDecl()->getNameAsString() + "'"
+             : "this write";
+  diag(R.Write->getBeginLoc(), "%0 refills %1 while from_blob tensor '%2', "
+                               "returned by an earlier call of '%3', still "
+                               "wraps it")
+      << Writer << memberOf(Site) << R.Root->getName() << producerName(Site)
+      << cloneFix(Site.FromBlob, sourceManager(Site));
+  addProducerNotes(Site, R.Inner, SourceLocation());
+  diag(R.LaterUse->getLocation(),
+       "'%0' is used here and sees the new contents", DiagnosticIDs::Note)
+      << R.LaterUse->getDecl()->getName();
+}
+
+void FromBlobEscapeCheck::addProducerNotes(const BlobSite &Site,
+                                           const Stmt *Refill,
+                                           SourceLocation Reported) {
+  if (Site.Producer->getBeginLoc() != Reported)
+    diag(Site.Producer->getBeginLoc(), "the tensor is returned by this call",
+         DiagnosticIDs::Note);
+  diag(Site.FromBlob->getExprLoc(),
+       "'from_blob' wraps %0 here, and '%1' returns the tensor without a copy",
+       DiagnosticIDs::Note)
+      << ("member '" + Site.Buffer->getName() + "'").str()
+      << producerName(Site);
+  if (Refill)
+    diag(Refill->getBeginLoc(), "'%0' is written here", DiagnosticIDs::Note)
+        << Site.Buffer->getName();
+}
+
+const SourceManager &FromBlobEscapeCheck::sourceManager(const BlobSite &Site) {
+  return Site.Buffer->getASTContext().getSourceManager();
 }
 
 } // namespace clang::tidy::libtorch

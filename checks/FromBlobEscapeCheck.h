@@ -4,7 +4,10 @@
 #define TORCHALIAS_CHECKS_FROMBLOBESCAPECHECK_H
 
 #include "AliasCheckBase.h"
+#include "FromBlobEscapeAnalysis.h"
 #include "WorkerEntryPoints.h"
+
+#include <memory>
 
 #include <string>
 
@@ -29,7 +32,16 @@ public:
 private:
   const std::string RawWorkerEntryPoints;
   const WorkerEntryPoints Workers;
+  void reportProducerEscape(const BlobEscape &Escape);
+  void reportProducerRewrite(const BlobRewrite &Rewrite);
+  void addProducerNotes(const BlobSite &Site, const Stmt *Refill,
+                        SourceLocation Reported);
+  std::optional<FixItHint> cloneFix(const CallExpr *FromBlob,
+                                    const SourceManager &SM);
+  static const SourceManager &sourceManager(const BlobSite &Site);
+
   llvm::DenseSet<const Expr *> FixedSites;
+  std::unique_ptr<BlobProducers> Producers;
 };
 
 } // namespace clang::tidy::libtorch

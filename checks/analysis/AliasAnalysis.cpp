@@ -359,6 +359,7 @@ AliasAnalysisContext::summary(const FunctionDecl *Callee) {
       Summary->MemberViewRelation = Returned->Rel;
     } else {
       Summary->ReturnsFresh = Returned->RootOrigin == Origin::Fresh;
+      Summary->ReturnsExternal = Returned->RootOrigin == Origin::External;
     }
   }
   return (Summaries[Callee] = std::move(Summary)).get();
@@ -741,6 +742,8 @@ FunctionAliasAnalysis::evaluateCall(const CallExpr *Call,
                     Summary->ReturnRelation, Call,
                     Context.intern(Callee->getNameAsString()));
   }
+  if (Summary->ReturnsExternal)
+    return temporary(Origin::External);
   return temporary(Summary->ReturnsFresh ? Origin::Fresh : Origin::Unknown);
 }
 

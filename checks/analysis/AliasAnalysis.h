@@ -181,6 +181,8 @@ struct FunctionSummary {
   std::optional<unsigned> ReturnsAliasOf;
   Relation ReturnRelation = Relation::Handle;
   bool ReturnsFresh = false;
+  /// The function returns a from_blob tensor (origin external), not a copy.
+  bool ReturnsExternal = false;
   /// The member the function returns a view of (not the member's handle).
   const FieldDecl *ReturnsViewOfMember = nullptr;
   Relation MemberViewRelation = Relation::DefiniteView;

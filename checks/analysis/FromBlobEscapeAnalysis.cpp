@@ -78,6 +78,163 @@ std::string nameOf(const Expr *E) {
   return "";
 }
 
+/// The standard algorithms that write through an iterator or pointer
+/// argument, and its position: `std::copy(first, last, out)` writes `out`.
+/// These are C++ library facts, not tensor operators.
+std::optional<unsigned> writtenAlgorithmArgument(const FunctionDecl *Callee,
+                                                 unsigned NumArgs) {
+  static constexpr std::pair<llvm::StringLiteral, unsigned> Algorithms[] = {
+      {"copy", 2},     {"copy_n", 2},   {"copy_backward", 2}, {"move", 2},
+      {"fill", 0},     {"fill_n", 0},   {"generate", 0},      {"generate_n", 0},
+      {"iota", 0},     {"transform", 2}};
+  if (!Callee->getIdentifier() || !Callee->isInStdNamespace())
+    return std::nullopt;
+  for (const auto &[Name, Position] : Algorithms)
+    if (Callee->getName() == Name) {
+      // The binary transform(first1, last1, first2, out, op) writes its 4th.
+      if (Name == "transform" && NumArgs == 5)
+        return 3;
+      if (Name == "move" && NumArgs != 3)
+        return std::nullopt;
+      return Position < NumArgs ? std::optional<unsigned>(Position)
+                                : std::nullopt;
+    }
+  return std::nullopt;
+}
+
+/// The object a method is called on, when it is one object for the whole
+/// function: `this` (Owner null), a variable, or a member of `this`, also
+/// through `->`. An element (`readers[i]`) or a call's result is not.
+bool ownerOf(const Expr *Object, const Decl *&Owner) {
+  Object = Object->IgnoreParenImpCasts();
+  if (const auto *Arrow = dyn_cast<CXXOperatorCallExpr>(Object);
+      Arrow && Arrow->getOperator() == OO_Arrow && Arrow->getNumArgs() == 1)
+    Object = Arrow->getArg(0)->IgnoreParenImpCasts();
+  Owner = nullptr;
+  if (isa<CXXThisExpr>(Object))
+    return true;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(Object))
+    Owner = dyn_cast<VarDecl>(Ref->getDecl());
+  else if (const auto *Field = dyn_cast<MemberExpr>(Object);
+           Field && isa<CXXThisExpr>(Field->getBase()->IgnoreImplicit()))
+    Owner = Field->getMemberDecl();
+  return Owner != nullptr;
+}
+
+/// Whether E names the CPU device: `torch::kCPU`, `DeviceType::CPU`,
+/// `torch::Device("cpu")`, `torch::Device(torch::kCPU)`.
+bool namesCpu(const Stmt *E) {
+  if (!E)
+    return false;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+    if (const NamedDecl *D = Ref->getDecl(); D->getIdentifier())
+      return D->getName() == "kCPU" ||
+             (isa<EnumConstantDecl>(D) && D->getName() == "CPU");
+  if (const auto *String = dyn_cast<StringLiteral>(E))
+    return String->getString().starts_with("cpu");
+  return llvm::any_of(E->children(), namesCpu);
+}
+
+/// Whether a from_blob call wraps a whole member of `this` from its start
+/// (`buf_.data()`, `raw_`, `&buf_[0]`, `img_.data`), rather than one slot of
+/// it (`slots_[i].data()`, `buf_.data() + offset`): a method that moves
+/// between slots hands out tensors over different memory.
+bool wrapsWholeMember(const CallExpr *FromBlob) {
+  if (FromBlob->getNumArgs() == 0)
+    return false;
+  const Expr *E = FromBlob->getArg(0)->IgnoreParenCasts();
+  auto OwnMember = [](const Expr *M) {
+    const auto *Field = dyn_cast<MemberExpr>(M->IgnoreParenImpCasts());
+    return Field && isa<CXXThisExpr>(Field->getBase()->IgnoreImplicit());
+  };
+  if (const auto *Address = dyn_cast<UnaryOperator>(E);
+      Address && Address->getOpcode() == UO_AddrOf) {
+    const Expr *Element = Address->getSubExpr()->IgnoreParenImpCasts();
+    const Expr *Base = nullptr, *Index = nullptr;
+    if (const auto *Subscript = dyn_cast<ArraySubscriptExpr>(Element)) {
+      Base = Subscript->getBase();
+      Index = Subscript->getIdx();
+    } else if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(Element);
+               Operator && Operator->getOperator() == OO_Subscript &&
+               Operator->getNumArgs() == 2) {
+      Base = Operator->getArg(0);
+      Index = Operator->getArg(1);
+    }
+    std::optional<llvm::APSInt> Value =
+        Index ? Index->getIntegerConstantExpr(
+                    FromBlob->getCalleeDecl()->getASTContext())
+              : std::nullopt;
+    return Base && OwnMember(Base) && Value && *Value == 0;
+  }
+  if (const auto *Data = dyn_cast<CXXMemberCallExpr>(E))
+    return Data->getNumArgs() == 0 &&
+           OwnMember(Data->getImplicitObjectArgument());
+  if (const auto *Field = dyn_cast<MemberExpr>(E);
+      Field && !OwnMember(Field))
+    return OwnMember(Field->getBase()); // `img_.data`
+  return OwnMember(E);
+}
+
+/// `join()` of a std::thread, `get()` or `wait()` of a std::future: the
+/// worker is done with what it was handed.
+bool isJoin(const CXXMemberCallExpr *Call) {
+  const CXXMethodDecl *Method = Call->getMethodDecl();
+  const CXXRecordDecl *Class = Call->getRecordDecl();
+  if (!Method || !Method->getIdentifier() || !Class || !Class->getIdentifier() ||
+      !Class->isInStdNamespace())
+    return false;
+  llvm::StringRef Name = Method->getName(), Type = Class->getName();
+  if (Type == "thread" || Type == "jthread")
+    return Name == "join";
+  if (Type == "future" || Type == "shared_future")
+    return Name == "get" || Name == "wait";
+  return false;
+}
+
+/// Whether the type is c10::Device or c10::DeviceType.
+bool isDeviceType(QualType Type) {
+  const auto *Named = dyn_cast_or_null<NamedDecl>(
+      Type.getNonReferenceType()->getAsTagDecl());
+  if (!Named)
+    return false;
+  std::string Name = Named->getQualifiedNameAsString();
+  return Name == "c10::Device" || Name == "c10::DeviceType";
+}
+
+// Note [Device copies]
+// `t.to(device)` copies a CPU tensor to another device and returns `t`
+// itself when `device` is the CPU. A from_blob tensor lives on the CPU, so
+// `to(torch::kCUDA)`, or `to(device)` with a device the code does not show,
+// is taken as the copy it is meant to be (precision before recall);
+// `to(torch::kCPU)` is not a copy. runtime/test/from_blob_facts_test.cpp
+// checks both against the library.
+bool copiesToDevice(const CallExpr *To) {
+  for (const Expr *Arg : To->arguments()) {
+    const Expr *Inner = Arg->IgnoreImplicit();
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(Inner);
+        Construct && Construct->getNumArgs() >= 1 &&
+        !isDeviceType(Construct->getType()))
+      Inner = Construct->getArg(0)->IgnoreImplicit();
+    if (isDeviceType(Inner->getType()))
+      return !namesCpu(Inner);
+  }
+  return false;
+}
+
+/// Whether E, followed through the views and may-alias results it is made
+/// of, passes a `to()` that copies to another device (Note [Device copies]).
+bool throughDeviceCopy(const Expr *E, const OperatorTable &Table) {
+  while (const auto *Call = dyn_cast_or_null<CallExpr>(skipHandleCopies(E))) {
+    std::optional<TensorCall> Tensor = resolveTensorCall(Call, Table);
+    if (!Tensor)
+      return false;
+    if (Tensor->Spelling == "to" && copiesToDevice(Call))
+      return true;
+    E = Tensor->aliasedArgument();
+  }
+  return false;
+}
+
 } // namespace
 
 bool mentionsFromBlob(const Stmt *S) {
@@ -98,24 +255,144 @@ bool isScopedBuffer(const ValueDecl *Decl) {
   return !Type->isPointerType() && !Type->isReferenceType();
 }
 
+// Note [Blob producers]
+// A class that refills a member buffer and returns `from_blob` over it
+// (`Tensor next() { read(buf_.data()); return from_blob(buf_.data(), ...); }`)
+// hands out one tensor per call, all over the same memory: a caller that
+// keeps an earlier result sees it change on the next call. Each method of the
+// translation unit gets a summary: the member its result wraps without a copy
+// (not through `clone()` or a device copy, Note [Device copies]), and the
+// members it writes, directly or through methods it calls on `this`. A call of
+// such a method on one object (a variable, `this` or a member of `this`) is a
+// from_blob site over that object's member, and a call that writes it is a
+// write of the buffer. Only classes with a method that returns a tensor and
+// calls `from_blob` are summarised, so the cost stays with the code that
+// wraps members.
+const BlobProducerSummary *
+BlobProducers::summary(const CXXMethodDecl *Method) {
+  const FunctionDecl *Definition = Method ? Method->getDefinition() : nullptr;
+  Method = dyn_cast_or_null<CXXMethodDecl>(Definition);
+  if (!Method || !Method->hasBody() || isLibtorchDecl(Method) ||
+      InProgress.count(Method) ||
+      Context.ast().getSourceManager().isInSystemHeader(Method->getLocation()))
+    return nullptr;
+  if (auto It = Summaries.find(Method); It != Summaries.end())
+    return It->second.get();
+  std::unique_ptr<BlobProducerSummary> Summary;
+  if (classProduces(Method->getParent())) {
+    InProgress.insert(Method);
+    const FunctionAliasAnalysis &Analysis = Context.analyze(Method);
+    if (Analysis.built()) {
+      FromBlobEscapeAnalysis Blobs(Analysis, Context, Workers, *this);
+      Blobs.run(Method);
+      Summary = std::make_unique<BlobProducerSummary>(Blobs.producerSummary());
+      if (!Summary->Returns && Summary->Refills.empty())
+        Summary.reset();
+    }
+    InProgress.erase(Method);
+  }
+  return (Summaries[Method] = std::move(Summary)).get();
+}
+
+bool BlobProducers::classProduces(const CXXRecordDecl *Class) {
+  auto [It, Inserted] = Producing.try_emplace(Class, false);
+  if (Inserted)
+    It->second = llvm::any_of(Class->methods(), [](const CXXMethodDecl *M) {
+      const FunctionDecl *D = M->getDefinition();
+      return D && isTensorType(D->getReturnType()) && D->hasBody() &&
+             mentionsFromBlob(D->getBody());
+    });
+  return It->second;
+}
+
+bool BlobProducers::callsProducer(const Stmt *Body) {
+  if (!Body)
+    return false;
+  if (const auto *Call = dyn_cast<CXXMemberCallExpr>(Body))
+    if (const BlobProducerSummary *Summary = summary(Call->getMethodDecl());
+        Summary && Summary->Returns)
+      return true;
+  return llvm::any_of(Body->children(),
+                      [&](const Stmt *Child) { return callsProducer(Child); });
+}
+
+BlobProducerSummary FromBlobEscapeAnalysis::producerSummary() const {
+  BlobProducerSummary Summary;
+  if (!ReturnedMemberBlobs.empty()) {
+    Summary.Returns = cast<FieldDecl>(ReturnedMemberBlobs.front()->Buffer);
+    Summary.FromBlob = ReturnedMemberBlobs.front()->FromBlob;
+  }
+  for (const BufferWrite &Write : Writes) {
+    const auto *Field = dyn_cast<FieldDecl>(Write.Buffer);
+    if (Field && !Write.Owner && !Summary.refillOf(Field))
+      Summary.Refills.push_back({Field, Write.Inner ? Write.Inner : Write.Where});
+  }
+  return Summary;
+}
+
 void FromBlobEscapeAnalysis::run(const FunctionDecl *F) {
   Function = F;
   DatasetGet = isDatasetGet(F);
   visit(F->getBody());
   findRewrites();
-  for (const BlobEscape &Store : LoopStores) {
-    const Stmt *Loop = Store.Site->Loop;
-    SourceRange Range = Loop->getSourceRange();
-    const SourceManager &SM = F->getASTContext().getSourceManager();
-    bool Refilled = llvm::any_of(Writes, [&](const BufferWrite &W) {
-      SourceLocation L = W.Where->getBeginLoc();
-      return W.Buffer == Store.Site->Buffer &&
-             !SM.isBeforeInTranslationUnit(L, Range.getBegin()) &&
-             !SM.isBeforeInTranslationUnit(Range.getEnd(), L);
-    });
-    if (Refilled)
-      Escapes.push_back(Store);
+  for (BlobEscape &Escape : Pending)
+    if (!clearedInLoop(Escape) && refilledAfter(Escape))
+      Escapes.push_back(Escape);
+}
+
+bool FromBlobEscapeAnalysis::clearedInLoop(const BlobEscape &Store) const {
+  const Stmt *Loop = Store.Site->Loop;
+  if (Store.Route != EscapeRoute::StoredEachIteration || !Store.Container ||
+      !Loop)
+    return false;
+  const SourceManager &SM = Function->getASTContext().getSourceManager();
+  SourceRange Range = Loop->getSourceRange();
+  return llvm::any_of(Clears, [&](const auto &Clear) {
+    SourceLocation L = Clear.second->getBeginLoc();
+    return Clear.first == Store.Container &&
+           !SM.isBeforeInTranslationUnit(L, Range.getBegin()) &&
+           !SM.isBeforeInTranslationUnit(Range.getEnd(), L);
+  });
+}
+
+/// Whether the buffer of a pending escape is written after it: by a later
+/// statement, with no join of a thread or future between for a worker, or,
+/// for a store or hand-off inside the loop of the site, anywhere in that
+/// loop (the next iteration). The write must reach the same object.
+bool FromBlobEscapeAnalysis::refilledAfter(BlobEscape &Escape) const {
+  const BlobSite &Site = *Escape.Site;
+  const SourceManager &SM = Function->getASTContext().getSourceManager();
+  auto Within = [&](SourceLocation L, const Stmt *S) {
+    return !SM.isBeforeInTranslationUnit(L, S->getBeginLoc()) &&
+           !SM.isBeforeInTranslationUnit(S->getEndLoc(), L);
+  };
+  bool Worker = Escape.Route == EscapeRoute::Worker;
+  for (const BufferWrite &W : Writes) {
+    if (W.Buffer != Site.Buffer || W.Owner != Site.Owner)
+      continue;
+    SourceLocation L = W.Where->getBeginLoc();
+    bool InLoop = Site.Loop && Within(L, Site.Loop) &&
+                  (!Worker || !joinedBetween(Escape.Where,
+                                             Site.Loop->getEndLoc()));
+    bool Later = Worker && SM.isBeforeInTranslationUnit(Escape.Where, L) &&
+                 !joinedBetween(Escape.Where, L);
+    if (InLoop || Later) {
+      Escape.Refill = W.Where;
+      Escape.RefillInner = W.Inner;
+      return true;
+    }
   }
+  return false;
+}
+
+bool FromBlobEscapeAnalysis::joinedBetween(SourceLocation From,
+                                           SourceLocation To) const {
+  const SourceManager &SM = Function->getASTContext().getSourceManager();
+  return llvm::any_of(Joins, [&](const Stmt *Join) {
+    SourceLocation L = Join->getBeginLoc();
+    return SM.isBeforeInTranslationUnit(From, L) &&
+           !SM.isBeforeInTranslationUnit(To, L);
+  });
 }
 
 const CallExpr *FromBlobEscapeAnalysis::findFromBlob(const Expr *E) const {
@@ -132,24 +409,50 @@ const CallExpr *FromBlobEscapeAnalysis::findFromBlob(const Expr *E) const {
   return nullptr;
 }
 
+const BlobSite *FromBlobEscapeAnalysis::findSite(const Expr *E) const {
+  if (!E)
+    return nullptr;
+  if (const auto *Call = dyn_cast<CallExpr>(E))
+    if (const BlobSite *Site = SiteOfCall.lookup(Call))
+      return Site;
+  for (const Stmt *Child : E->children())
+    if (const auto *Inner = dyn_cast_or_null<Expr>(Child))
+      if (const BlobSite *Found = findSite(Inner))
+        return Found;
+  return nullptr;
+}
+
+/// The site whose tensor E is; a producer's tensor copied to another device
+/// on the way is not (Note [Device copies]).
 const BlobSite *FromBlobEscapeAnalysis::blobOf(const Expr *E) const {
   if (!E || !(isTensorType(E->getType()) || isTensorListType(E->getType())))
     return nullptr;
   AliasValue Value = Analysis.evaluate(E, Environment);
   if (Value.RootOrigin != Origin::External)
     return nullptr;
-  if (Value.Root)
-    return SiteOfRoot.lookup(Value.Root);
-  return SiteOfCall.lookup(findFromBlob(E));
+  const BlobSite *Site =
+      Value.Root ? SiteOfRoot.lookup(Value.Root) : findSite(E);
+  if (Site && Site->Producer && throughDeviceCopy(E, Table))
+    return nullptr;
+  return Site;
 }
 
 void FromBlobEscapeAnalysis::bind(const VarDecl *Var, const Expr *Init) {
   AliasValue Value = Analysis.evaluate(Init, Environment);
+  if (Value.RootOrigin == Origin::External) {
+    const BlobSite *Site =
+        Value.Root ? SiteOfRoot.lookup(Value.Root) : findSite(Init);
+    if (Site && Site->Producer && throughDeviceCopy(Init, Table)) {
+      // A producer's tensor copied to another device: a tensor of its own.
+      Value = AliasValue();
+      Value.RootOrigin = Origin::Fresh;
+    }
+  }
   if (!Value.Root && !Value.isView()) {
     Value.Root = Var;
     Value.Rel = Relation::Handle;
     if (Value.RootOrigin == Origin::External)
-      if (const BlobSite *Site = SiteOfCall.lookup(findFromBlob(Init)))
+      if (const BlobSite *Site = findSite(Init))
         SiteOfRoot[Var] = Site;
   }
   Environment[Var] = Value;
@@ -175,7 +478,19 @@ void FromBlobEscapeAnalysis::noteEscape(EscapeRoute Route, const Expr *E,
   const BlobSite *Site = blobOf(E);
   if (!Site || (NeedsScopedBuffer && !isScopedBuffer(Site->Buffer)))
     return;
-  Escapes.push_back({Route, E->getBeginLoc(), nameOf(E), Site, std::move(Into)});
+  addEscape({Route, E->getBeginLoc(), nameOf(E), Site, std::move(Into)});
+}
+
+/// A producer's tensor escapes only to a worker that runs while a later call
+/// refills the buffer (checked in run()); storing it on every iteration is
+/// checked by checkStores.
+void FromBlobEscapeAnalysis::addEscape(BlobEscape Escape, bool Partitioned) {
+  if (!Escape.Site->Producer) {
+    Escapes.push_back(std::move(Escape));
+    return;
+  }
+  if (Escape.Route == EscapeRoute::Worker && !Partitioned)
+    Pending.push_back(std::move(Escape));
 }
 
 // A method of the translation unit stores an argument in its object only if
@@ -215,20 +530,58 @@ void FromBlobEscapeAnalysis::checkStores(const CXXMemberCallExpr *Call) {
       bool ContainerOutsideLoop =
           Stored == ScopesOf.end() ||
           !llvm::is_contained(Stored->second, Site->Loop);
-      if (BufferOutsideLoop && ContainerOutsideLoop)
-        LoopStores.push_back({EscapeRoute::StoredEachIteration,
-                              Arg->getBeginLoc(), nameOf(Arg), Site, Name});
+      // A producer called on a variable of the loop (`for (auto &r :
+      // readers)`) fills another object's buffer on each iteration.
+      auto Owner = ScopesOf.find(dyn_cast_or_null<VarDecl>(Site->Owner));
+      bool OwnerOutsideLoop = Owner == ScopesOf.end() ||
+                              !llvm::is_contained(Owner->second, Site->Loop);
+      if (BufferOutsideLoop && ContainerOutsideLoop && OwnerOutsideLoop) {
+        BlobEscape Store{EscapeRoute::StoredEachIteration, Arg->getBeginLoc(),
+                         nameOf(Arg), Site, Name};
+        Store.Container = bufferOf(Container);
+        Pending.push_back(std::move(Store));
+      }
     }
   }
+}
+
+// Note [Blob producers]: a call of a method that returns a from_blob tensor
+// over a member of its object is a site over that object's member, and a
+// call that writes a member writes that object's buffer.
+void FromBlobEscapeAnalysis::checkProducer(const CXXMemberCallExpr *Call) {
+  const Decl *Owner = nullptr;
+  const CXXMethodDecl *Method = Call->getMethodDecl();
+  if (!Method || !ownerOf(Call->getImplicitObjectArgument(), Owner))
+    return;
+  const BlobProducerSummary *Summary = Producers.summary(Method);
+  if (!Summary)
+    return;
+  for (const auto &[Field, Inner] : Summary->Refills)
+    Writes.push_back({Field, Call, Owner, Inner});
+  if (!Summary->Returns)
+    return;
+  auto Site = std::make_unique<BlobSite>();
+  Site->FromBlob = Summary->FromBlob;
+  Site->Buffer = Summary->Returns;
+  Site->Loop = Loops.empty() ? nullptr : Loops.back();
+  Site->Producer = Call;
+  Site->Owner = Owner;
+  Site->ProducerRefill = Summary->refillOf(Summary->Returns);
+  SiteOfCall[Call] = Site.get();
+  Sites.push_back(std::move(Site));
 }
 
 void FromBlobEscapeAnalysis::checkSpawn(const Expr *E) {
   std::optional<WorkerSpawn> Spawn = Workers.match(E);
   if (!Spawn)
     return;
+  bool Partitioned = Spawn->Kind == WorkerKind::Partitioned;
   for (const Expr *Arg : Spawn->Args)
     if (!lambdaArgument(Arg))
-      noteEscape(EscapeRoute::Worker, Arg, Spawn->EntryPoint, false);
+      if (const BlobSite *Site = blobOf(Arg))
+        addEscape({EscapeRoute::Worker, Arg->getBeginLoc(), nameOf(Arg), Site,
+                   Spawn->EntryPoint},
+                  Partitioned);
   if (!Spawn->Lambda)
     return;
   for (const LambdaCapture &Capture : Spawn->Lambda->captures()) {
@@ -239,15 +592,19 @@ void FromBlobEscapeAnalysis::checkSpawn(const Expr *E) {
       continue;
     const Expr *Captured = Var->isInitCapture() ? Var->getInit() : nullptr;
     if (Captured) {
-      noteEscape(EscapeRoute::Worker, Captured, Spawn->EntryPoint, false);
+      if (const BlobSite *Site = blobOf(Captured))
+        addEscape({EscapeRoute::Worker, Captured->getBeginLoc(),
+                   nameOf(Captured), Site, Spawn->EntryPoint},
+                  Partitioned);
       continue;
     }
     auto It = Environment.find(Var);
     if (It == Environment.end() || It->second.RootOrigin != Origin::External)
       continue;
     if (const BlobSite *Site = SiteOfRoot.lookup(It->second.Root))
-      Escapes.push_back({EscapeRoute::Worker, Capture.getLocation(),
-                         Var->getName().str(), Site, Spawn->EntryPoint});
+      addEscape({EscapeRoute::Worker, Capture.getLocation(),
+                 Var->getName().str(), Site, Spawn->EntryPoint},
+                Partitioned);
   }
 }
 
@@ -278,6 +635,9 @@ void FromBlobEscapeAnalysis::checkBufferWrite(const Stmt *S) {
   const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
   if (!Callee || isLibtorchDecl(Callee))
     return;
+  if (std::optional<unsigned> Out =
+          writtenAlgorithmArgument(Callee, Call->getNumArgs()))
+    Record(Call->getArg(*Out));
   for (unsigned I = 0; I < Call->getNumArgs() && I < Callee->getNumParams();
        ++I) {
     QualType Param = Callee->getParamDecl(I)->getType();
@@ -368,8 +728,17 @@ void FromBlobEscapeAnalysis::visitExpression(const Stmt *S) {
                  Field->getMemberDecl()->getNameAsString(), true);
     }
   }
-  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(S))
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(S)) {
+    checkProducer(Member);
     checkStores(Member);
+    if (isJoin(Member))
+      Joins.push_back(Member);
+    if (const CXXMethodDecl *Method = Member->getMethodDecl();
+        Method && Method->getIdentifier() && Method->getName() == "clear")
+      if (const ValueDecl *Cleared =
+              bufferOf(Member->getImplicitObjectArgument()))
+        Clears.push_back({Cleared, Member});
+  }
   if (isa<CallExpr, CXXConstructExpr>(S))
     checkSpawn(cast<Expr>(S));
   checkBufferWrite(S);
@@ -388,6 +757,12 @@ void FromBlobEscapeAnalysis::visitReturn(const ReturnStmt *Return) {
   for (const Expr *E : Returned)
     noteEscape(DatasetGet ? EscapeRoute::DatasetGet : EscapeRoute::Returned, E,
                Name, !DatasetGet);
+  // For the method's summary (Note [Blob producers]).
+  const BlobSite *Site = blobOf(Return->getRetValue());
+  if (Site && Site->Buffer && isa<FieldDecl>(Site->Buffer) && !Site->Owner &&
+      (Site->Producer || wrapsWholeMember(Site->FromBlob)) &&
+      !throughDeviceCopy(Return->getRetValue(), Table))
+    ReturnedMemberBlobs.push_back(Site);
 }
 
 void FromBlobEscapeAnalysis::findRewrites() {
@@ -399,19 +774,23 @@ void FromBlobEscapeAnalysis::findRewrites() {
     if (!Site->Buffer)
       continue;
     for (const BufferWrite &Write : Writes) {
-      if (Write.Buffer != Site->Buffer || !Before(Site->FromBlob, Write.Where))
+      if (Write.Buffer != Site->Buffer || Write.Owner != Site->Owner ||
+          !Before(Site->anchor(), Write.Where))
         continue;
       const DeclRefExpr *Earlier = nullptr, *Later = nullptr;
       for (const TensorUse &Use : Uses) {
         if (Use.Root != Root)
           continue;
-        if (Before(Site->FromBlob, Use.Ref) && Before(Use.Ref, Write.Where))
+        if (Before(Site->anchor(), Use.Ref) && Before(Use.Ref, Write.Where))
           Earlier = Use.Ref;
         else if (!Later && Before(Write.Where, Use.Ref))
           Later = Use.Ref;
       }
-      if (Earlier && Later) {
-        Rewrites.push_back({Write.Where, Site, Root, Later});
+      // A tensor from a method that fills the buffer for it is in use from
+      // the start; a plain from_blob may wrap the buffer before it is
+      // filled (the reuse idiom).
+      if ((Earlier || Site->ProducerRefill) && Later) {
+        Rewrites.push_back({Write.Where, Site, Root, Later, Write.Inner});
         break;
       }
     }

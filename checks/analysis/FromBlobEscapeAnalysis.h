@@ -14,6 +14,7 @@
 #include "WorkerEntryPoints.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <memory>
 #include <string>
@@ -32,12 +33,73 @@ enum class EscapeRoute {
                        ///< the buffer
 };
 
-/// One from_blob call and the buffer it wraps.
+/// One from_blob call and the buffer it wraps: a from_blob call of the
+/// function, or a call of a method that returns a from_blob tensor over a
+/// member of its object (Note [Blob producers]).
 struct BlobSite {
   const CallExpr *FromBlob = nullptr;
   const ValueDecl *Buffer = nullptr;
-  /// The innermost loop around the call, if any.
+  /// The innermost loop around the call (the producer call), if any.
   const Stmt *Loop = nullptr;
+  /// For a method's tensor: the call of the method here, the object it is
+  /// called on (null for `this`), and whether the method refills the member
+  /// itself, with the write inside it.
+  const CXXMemberCallExpr *Producer = nullptr;
+  const Decl *Owner = nullptr;
+  const Stmt *ProducerRefill = nullptr;
+
+  /// Where the tensor is made in the function being analysed.
+  const Expr *anchor() const {
+    return Producer ? static_cast<const Expr *>(Producer) : FromBlob;
+  }
+};
+
+/// What a method of the translation unit does to the buffers of its own
+/// object (Note [Blob producers]).
+struct BlobProducerSummary {
+  /// The member whose memory the returned tensor wraps without a copy, and
+  /// the from_blob call that wraps it.
+  const FieldDecl *Returns = nullptr;
+  const CallExpr *FromBlob = nullptr;
+  /// The members the method writes, each with one write inside it (or inside
+  /// a method it calls on its object).
+  llvm::SmallVector<std::pair<const FieldDecl *, const Stmt *>, 2> Refills;
+
+  const Stmt *refillOf(const FieldDecl *Field) const {
+    for (const auto &[Written, Where] : Refills)
+      if (Written == Field)
+        return Where;
+    return nullptr;
+  }
+};
+
+class FromBlobEscapeAnalysis;
+
+/// The summaries of one translation unit's methods, computed on demand and
+/// memoised; recursion is cut (a method being summarised has no summary).
+class BlobProducers {
+public:
+  BlobProducers(AliasAnalysisContext &Context, const WorkerEntryPoints &Workers)
+      : Context(Context), Workers(Workers) {}
+
+  /// The summary of Method, or null when it has no body here, is libtorch's,
+  /// or neither wraps nor writes a member.
+  const BlobProducerSummary *summary(const CXXMethodDecl *Method);
+
+  /// Whether Body calls a method whose summary returns a from_blob tensor
+  /// over a member: a cheap test before any analysis.
+  bool callsProducer(const Stmt *Body);
+
+private:
+  /// Whether a method of Class returns a tensor and calls from_blob.
+  bool classProduces(const CXXRecordDecl *Class);
+
+  AliasAnalysisContext &Context;
+  const WorkerEntryPoints &Workers;
+  llvm::DenseMap<const CXXRecordDecl *, bool> Producing;
+  llvm::DenseMap<const CXXMethodDecl *, std::unique_ptr<BlobProducerSummary>>
+      Summaries;
+  llvm::DenseSet<const CXXMethodDecl *> InProgress;
 };
 
 /// A from_blob tensor leaving its buffer's reach.
@@ -47,6 +109,12 @@ struct BlobEscape {
   std::string Tensor;   ///< its name, empty when it has none
   const BlobSite *Site;
   std::string Into; ///< the function, container, member or entry point
+  /// For a producer's tensor: the refill that follows, and its write inside
+  /// the method that refills.
+  const Stmt *Refill = nullptr;
+  const Stmt *RefillInner = nullptr;
+  /// For a store: the container or member, when it names one.
+  const ValueDecl *Container = nullptr;
 };
 
 /// A buffer written while a tensor over it is live: the write, the site,
@@ -56,6 +124,8 @@ struct BlobRewrite {
   const BlobSite *Site;
   const ValueDecl *Root;
   const DeclRefExpr *LaterUse;
+  /// For a call of a method that refills the buffer: the write inside it.
+  const Stmt *Inner = nullptr;
 };
 
 /// Whether S calls `from_blob`: a cheap test before any analysis.
@@ -79,16 +149,23 @@ bool isScopedBuffer(const ValueDecl *Decl);
 /// of its rewriting methods (`assign`, `resize`, ...), or passing it as a
 /// pointer to non-const or a non-const reference.
 ///
-/// Limitation: a from_blob tensor returned by a helper function is not
-/// followed into its callers, and writes to the buffer through another
-/// pointer to it are not seen.
+/// A call of a method that returns a from_blob tensor over a member of its
+/// object is a site over that object's member, and a call of a method that
+/// writes a member writes that object's buffer (Note [Blob producers]); such
+/// a site escapes only when its buffer is refilled after it is kept.
+///
+/// Limitation: a from_blob tensor returned by a free function is not
+/// followed into its callers, a producer's result kept from one loop
+/// iteration to the next in a variable is not seen, and writes to the buffer
+/// through another pointer to it are not seen.
 class FromBlobEscapeAnalysis {
 public:
   FromBlobEscapeAnalysis(const FunctionAliasAnalysis &Analysis,
                          AliasAnalysisContext &Context,
-                         const WorkerEntryPoints &Workers)
+                         const WorkerEntryPoints &Workers,
+                         BlobProducers &Producers)
       : Analysis(Analysis), Context(Context), Table(Context.table()),
-        Workers(Workers) {}
+        Workers(Workers), Producers(Producers) {}
 
   void run(const FunctionDecl *Function);
 
@@ -99,10 +176,17 @@ public:
   /// At most one rewrite per from_blob tensor.
   const std::vector<BlobRewrite> &rewrites() const { return Rewrites; }
 
+  /// For the summary of the method analysed: what it returns and writes.
+  BlobProducerSummary producerSummary() const;
+
 private:
+  /// A write to Buffer, a member of Owner (null for `this` or a variable);
+  /// for a call of a method that writes it, Inner is the write in the method.
   struct BufferWrite {
     const ValueDecl *Buffer;
     const Stmt *Where;
+    const Decl *Owner = nullptr;
+    const Stmt *Inner = nullptr;
   };
   struct TensorUse {
     const ValueDecl *Root;
@@ -119,18 +203,25 @@ private:
   void bind(const VarDecl *Var, const Expr *Init);
   const BlobSite *blobOf(const Expr *E) const;
   const CallExpr *findFromBlob(const Expr *E) const;
+  const BlobSite *findSite(const Expr *E) const;
+  void addEscape(BlobEscape Escape, bool Partitioned = false);
   void noteEscape(EscapeRoute Route, const Expr *E, std::string Into,
                   bool NeedsScopedBuffer);
   bool outlives(const Expr *Container, const ValueDecl *Buffer) const;
   void checkSpawn(const Expr *E);
   void checkBufferWrite(const Stmt *S);
   void checkStores(const CXXMemberCallExpr *Call);
+  void checkProducer(const CXXMemberCallExpr *Call);
+  bool refilledAfter(BlobEscape &Escape) const;
+  bool clearedInLoop(const BlobEscape &Store) const;
+  bool joinedBetween(SourceLocation From, SourceLocation To) const;
   void findRewrites();
 
   const FunctionAliasAnalysis &Analysis;
   AliasAnalysisContext &Context;
   const OperatorTable &Table;
   const WorkerEntryPoints &Workers;
+  BlobProducers &Producers;
   const FunctionDecl *Function = nullptr;
   bool DatasetGet = false;
   AliasEnvironment Environment;
@@ -144,8 +235,16 @@ private:
   unsigned LambdaDepth = 0;
   std::vector<BufferWrite> Writes;
   std::vector<TensorUse> Uses;
-  /// Stores made inside a loop, checked once the loop's writes are known.
-  std::vector<BlobEscape> LoopStores;
+  /// Stores made inside a loop, and escapes of a producer's tensor, checked
+  /// once the writes that follow them are known.
+  std::vector<BlobEscape> Pending;
+  /// Joins of a thread or future, for the escapes to a worker.
+  std::vector<const Stmt *> Joins;
+  /// `clear()` calls of containers: a container cleared in the loop keeps
+  /// nothing across iterations.
+  std::vector<std::pair<const ValueDecl *, const Stmt *>> Clears;
+  /// The returned from_blob tensors over members of this object.
+  std::vector<const BlobSite *> ReturnedMemberBlobs;
   std::vector<BlobEscape> Escapes;
   std::vector<BlobRewrite> Rewrites;
 };

@@ -90,3 +90,50 @@ void PositiveKeptByMethod(Storage &storage) {
   // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: a from_blob tensor wraps local buffer 'reward' and is stored in 'storage', which outlives the buffer
   // CHECK-FIXES: storage.keep(torch::from_blob(reward.data(), {1, 1}).clone());
 }
+
+// A method that refills a member buffer and returns from_blob over it
+// (Note [Blob producers]): kept results all show the last fill.
+class FrameReader {
+public:
+  torch::Tensor next() {
+    read_frame(buf_.data());
+    return torch::from_blob(buf_.data(), {4});
+    // CHECK-FIXES: return torch::from_blob(buf_.data(), {4}).clone();
+  }
+
+private:
+  std::vector<float> buf_ = std::vector<float>(4);
+};
+
+std::vector<torch::Tensor> PositiveKeptEachCall(FrameReader &reader) {
+  std::vector<torch::Tensor> frames;
+  for (int i = 0; i < 3; ++i)
+    frames.push_back(reader.next());
+  // CHECK-MESSAGES: :[[@LINE-1]]:22: warning: the from_blob tensor returned by 'next' wraps member 'buf_' of 'reader' without a copy and is stored in 'frames' on every iteration, but the loop refills the one buffer they all wrap
+  return frames;
+}
+
+void PositiveUsedAfterLaterCall(FrameReader &reader) {
+  auto first = reader.next();
+  auto second = reader.next();
+  // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: call of 'next' refills member 'buf_' of 'reader' while from_blob tensor 'first', returned by an earlier call of 'next', still wraps it
+  consume(second - first);
+}
+
+void PositiveSameDevice(FrameReader &reader, std::vector<torch::Tensor> &out) {
+  for (int i = 0; i < 3; ++i)
+    out.push_back(reader.next().to(torch::kCPU));
+  // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: the from_blob tensor returned by 'next' wraps member 'buf_' of 'reader' without a copy and is stored in 'out' on every iteration
+}
+
+void NegativeCopiedEachCall(FrameReader &reader, torch::Device device,
+                            std::vector<torch::Tensor> &out,
+                            std::vector<Storage> &storages) {
+  for (int i = 0; i < 3; ++i) {
+    out.push_back(reader.next().clone());
+    out.push_back(reader.next().to(device));
+    storages[i].insert(reader.next());
+    auto a = reader.next();
+    consume(a);
+  }
+}

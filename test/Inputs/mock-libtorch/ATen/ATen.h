@@ -41,10 +41,19 @@ public:
 };
 enum class ScalarType : int8_t { Byte, Float, Double, Long, Bool, Half };
 enum class MemoryFormat : int8_t { Contiguous, Preserve, ChannelsLast };
-struct Device { Device(const std::string &) {} };
+enum class DeviceType : int8_t { CPU = 0, CUDA = 1 };
+constexpr DeviceType kCPU = DeviceType::CPU;
+constexpr DeviceType kCUDA = DeviceType::CUDA;
+struct Device {
+  /* implicit */ Device(DeviceType type, int8_t index = -1) {}
+  /* implicit */ Device(const std::string &) {}
+};
 struct TensorOptions {
   TensorOptions() {}
   TensorOptions(ScalarType) {}
+  // The real constructors are templates forwarding to Device.
+  /* implicit */ TensorOptions(Device) {}
+  /* implicit */ TensorOptions(DeviceType) {}
   TensorOptions dtype(ScalarType) const;
   TensorOptions requires_grad(bool = true) const;
 };
@@ -66,6 +75,10 @@ using c10::optional;
 using c10::Scalar;
 using c10::ScalarType;
 using c10::TensorOptions;
+using c10::Device;
+using c10::DeviceType;
+using c10::kCPU;
+using c10::kCUDA;
 constexpr ScalarType kFloat = ScalarType::Float;
 constexpr ScalarType kByte = ScalarType::Byte;
 constexpr ScalarType kLong = ScalarType::Long;
