@@ -6,6 +6,7 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/Basic/SourceManager.h"
@@ -124,8 +125,15 @@ bool mayHoldTensor(QualType Type) {
   if (Type->isArithmeticType())
     return false;
   const auto *Record = Type->getAsCXXRecordDecl();
-  return !(Record && Record->getIdentifier() && Record->getName() == "Scalar" &&
-           isLibtorchDecl(Record));
+  if (!Record || !Record->getIdentifier() || !isLibtorchDecl(Record))
+    return true;
+  // `c10::optional<Scalar>` (`clamp(min, max)`) holds what its argument does.
+  if (const auto *Optional = dyn_cast<ClassTemplateSpecializationDecl>(Record);
+      Optional && Optional->getName() == "optional" &&
+      Optional->getTemplateArgs().size() == 1 &&
+      Optional->getTemplateArgs()[0].getKind() == TemplateArgument::Type)
+    return mayHoldTensor(Optional->getTemplateArgs()[0].getAsType());
+  return Record->getName() != "Scalar";
 }
 
 bool isMethodCall(const CallExpr *Call) {

@@ -116,3 +116,14 @@ struct Mlp : torch::nn::Module {
     return x;
   }
 };
+
+void FixmeClampWithScalarBounds(const torch::Tensor &u) {
+  auto w = torch::rand({3, 3}, torch::requires_grad());
+  auto h = u.matmul(w);
+  auto y = h.clamp(0, 1);
+  // FIXME: should warn. `clamp` with scalar bounds saves `self`, but the
+  // generator could not measure it (both bounds None); the measured
+  // `clamp.Tensor` is not the overload called, since the bounds are scalars.
+  h.mul_(2);
+  y.sum().backward();
+}
