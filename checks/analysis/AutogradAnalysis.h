@@ -33,7 +33,9 @@
 // call that precedes the write in the source but follows it in a loop's next
 // iteration is not seen; a function that only builds the graph and returns
 // it is not followed; a tensor saved inside a braced list (`torch::cat`) or
-// a container is not followed.
+// a container is not followed; saves are ordered by source position, so a
+// save and a write in the two branches of an `if` are taken to follow each
+// other.
 //
 //===----------------------------------------------------------------------===//
 
