@@ -34,7 +34,8 @@ void DetachedWriteCheck::check(const MatchFinder::MatchResult &Result) {
       continue;
     if (!Autograd)
       Autograd = std::make_unique<AutogradAnalysis>(
-          *Function, *Result.Context, &table(), SavedTensorTable::builtin().get());
+          *Function, *Result.Context, &table(),
+          SavedTensorTable::builtin().get());
     if (Write.Value.Rel == Relation::Detached)
       checkDetachedWrite(Write, *Autograd, *Result.Context);
     else

@@ -450,8 +450,9 @@ const ValueDecl *AutogradAnalysis::consumerOf(const CallExpr *Call) {
   return nullptr;
 }
 
-bool AutogradAnalysis::dependsOn(const ValueDecl *Tensor, const ValueDecl *On,
-                                 llvm::DenseSet<const ValueDecl *> &Seen) const {
+bool AutogradAnalysis::dependsOn(
+    const ValueDecl *Tensor, const ValueDecl *On,
+    llvm::DenseSet<const ValueDecl *> &Seen) const {
   if (Tensor == On)
     return true;
   if (!Seen.insert(Tensor).second)
@@ -469,7 +470,8 @@ bool AutogradAnalysis::isReboundBetween(const SavedTensor &Save,
   SourceLocation Saver = Save.Saver->getBeginLoc();
   return llvm::any_of(Rebinds, [&](const auto &Rebind) {
     const auto &[Tensor, Range] = Rebind;
-    if (Tensor != Save.Tensor || !isBefore(Range.getBegin(), Write->getBeginLoc()))
+    if (Tensor != Save.Tensor ||
+        !isBefore(Range.getBegin(), Write->getBeginLoc()))
       return false;
     return Save.IsResult ? isBefore(Saver, Range.getBegin())
                          : isBefore(Saver, Range.getEnd());

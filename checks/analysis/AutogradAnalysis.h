@@ -132,7 +132,8 @@ private:
   std::vector<GraphEdge> Edges;
   llvm::SmallVector<SourceLocation, 4> BackwardCalls;
   /// Per backward call, the tensors it starts from (object and arguments).
-  std::vector<std::pair<SourceLocation, llvm::SmallVector<const ValueDecl *, 2>>>
+  std::vector<
+      std::pair<SourceLocation, llvm::SmallVector<const ValueDecl *, 2>>>
       BackwardRoots;
   /// Assignments `t = ...` to tensor variables.
   std::vector<std::pair<const ValueDecl *, SourceRange>> Rebinds;

@@ -34,7 +34,7 @@ namespace clang::tidy::libtorch {
 /// One measured overload.
 struct SavedTensorEntry {
   std::string Overload;
-  std::vector<std::string> SavedInputs;     ///< Schema argument names.
+  std::vector<std::string> SavedInputs;        ///< Schema argument names.
   llvm::SmallVector<unsigned, 2> SavedResults; ///< Result indices.
 };
 

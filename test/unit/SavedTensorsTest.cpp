@@ -14,10 +14,12 @@ namespace {
 const SavedTensorTable &saved() { return *SavedTensorTable::builtin(); }
 const OperatorTable &ops() { return *OperatorTable::builtin(); }
 
-SavedOperands method(llvm::StringRef Name, llvm::SmallVector<bool, 4> MayHoldTensor) {
+SavedOperands method(llvm::StringRef Name,
+                     llvm::SmallVector<bool, 4> MayHoldTensor) {
   return saved().savedBy(Name, /*Method=*/true, MayHoldTensor, ops());
 }
-SavedOperands function(llvm::StringRef Name, llvm::SmallVector<bool, 4> MayHoldTensor) {
+SavedOperands function(llvm::StringRef Name,
+                       llvm::SmallVector<bool, 4> MayHoldTensor) {
   return saved().savedBy(Name, /*Method=*/false, MayHoldTensor, ops());
 }
 
