@@ -1,6 +1,7 @@
 //===- DetachedWriteCheck.cpp - libtorch-detached-write -------------------===//
 
 #include "DetachedWriteCheck.h"
+#include "SavedTensors.h"
 
 #include "clang/AST/ParentMap.h"
 
@@ -13,6 +14,14 @@ using namespace clang::ast_matchers;
 
 namespace clang::tidy::libtorch {
 
+/// Writes that reach a tensor autograd may have saved: through its handle,
+/// a view (which shares the version counter), `detach()` or `data()`. A
+/// possible alias (`reshape`) may be a copy, and is left alone.
+static bool mayReachSavedTensor(const WriteEvent &Write) {
+  return Write.Value.Root && Write.Value.Rel != Relation::MayAlias &&
+         Write.Operator != "requires_grad_";
+}
+
 void DetachedWriteCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *Function = matchedFunction(Result);
   const FunctionAliasAnalysis *Analysis = analyze(Function, *Result.Context);
@@ -21,12 +30,16 @@ void DetachedWriteCheck::check(const MatchFinder::MatchResult &Result) {
   std::unique_ptr<AutogradAnalysis> Autograd;
   WriteChains Chains;
   for (const WriteEvent &Write : Analysis->writes()) {
-    if (Write.Value.Rel != Relation::Detached || !Write.Value.Root ||
-        Chains.continuesReported(Write))
+    if (!mayReachSavedTensor(Write) || Chains.continuesReported(Write))
       continue;
     if (!Autograd)
-      Autograd = std::make_unique<AutogradAnalysis>(*Function, *Result.Context);
-    checkWrite(Write, *Autograd, *Result.Context);
+      Autograd = std::make_unique<AutogradAnalysis>(
+          *Function, *Result.Context, &table(),
+          SavedTensorTable::builtin().get());
+    if (Write.Value.Rel == Relation::Detached)
+      checkDetachedWrite(Write, *Autograd, *Result.Context);
+    else
+      checkInPlaceWrite(Write, *Autograd);
   }
 }
 
@@ -36,37 +49,37 @@ void DetachedWriteCheck::check(const MatchFinder::MatchResult &Result) {
 // both, so autograd notices and backward throws if it saved the tensor; and
 // for the forward pass both are the same tensor, so every other reader sees
 // the write. A write through either is reported when something still needs
-// the old values: a graph that is differentiated after the write, a caller
-// who passed the tensor (for `detach()`, where a copy was plainly meant), or
-// a later read. The parameter-update idiom (a no-grad scope, a loop over
-// `parameters()`) is what `.data()` exists for and stays quiet.
-void DetachedWriteCheck::checkWrite(const WriteEvent &Write,
-                                    const AutogradAnalysis &Autograd,
-                                    ASTContext &AST) {
+// the old values: an operation that saved the tensor for a backward that
+// follows the write (Note [Saved tensors]), a caller who passed the tensor
+// (for `detach()`, where a copy was plainly meant), or a later read. The
+// parameter-update idiom (a no-grad scope, a loop over `parameters()`) is
+// what `.data()` exists for and stays quiet. A `.data()` write is reported
+// when the operation may have saved the tensor (the message says which);
+// `detach()` and direct writes, whose message says that backward throws,
+// only when it certainly did.
+void DetachedWriteCheck::checkDetachedWrite(const WriteEvent &Write,
+                                            const AutogradAnalysis &Autograd,
+                                            ASTContext &AST) {
   const AliasValue &Value = Write.Value;
-  // `requires_grad_` is marked as writing by its schema but changes only
-  // autograd's flag: `x.detach().requires_grad_()` is the usual idiom.
-  if (Write.Operator == "requires_grad_" ||
-      Autograd.isParameterUpdate(Write.Call))
+  if (Autograd.isParameterUpdate(Write.Call))
     return;
   bool ThroughData = Value.AliasOperator == "data";
   const ValueDecl *Root = Value.Root;
-  bool GraphResult = Autograd.isGraphResult(Root, Write.Call);
-  bool NeededByGraph =
-      (Autograd.requiresGrad(Root) || GraphResult) &&
-      (GraphResult || Autograd.isUsedInGraphBefore(Root, Write.Call)) &&
-      Autograd.isBackwardAfter(Write.Call);
+  const SavedTensor *Save =
+      Autograd.savedFor(Root, Write.Call, /*DefiniteOnly=*/!ThroughData);
   SourceLocation Loc = Write.Call->getExprLoc();
 
   if (ThroughData) {
-    if (!NeededByGraph)
+    if (!Save)
       return;
-    diag(Loc, "'%0' writes through 'data()' into %1, which %select{requires "
-              "grad and is already used in the graph|autograd may have saved "
-              "for backward}2; 'data()' does not share the version counter, "
-              "so backward computes wrong gradients without an error")
-        << Write.Operator << describeRoot(Value) << GraphResult;
+    diag(Loc, "'%0' writes through 'data()' into %1, which '%2' "
+              "%select{may have saved|saved}3 for backward; 'data()' does not "
+              "share the version counter, so backward computes wrong "
+              "gradients without an error")
+        << Write.Operator << describeRoot(Value) << Save->Operator
+        << Save->Definite;
     addAliasNotes(Write);
+    noteSave(*Save);
     return;
   }
 
@@ -75,16 +88,16 @@ void DetachedWriteCheck::checkWrite(const WriteEvent &Write,
       Param && !(Param->getType()->isLValueReferenceType() &&
                  !Param->getType().getNonReferenceType().isConstQualified());
   bool ReadAfter = Write.Owner->isReferencedAfter(Write, Root);
-  if (!NeededByGraph && !CallerInput && !ReadAfter)
+  if (!Save && !CallerInput && !ReadAfter)
     return;
   std::optional<FixItHint> Fix = cloneAtDetach(Write, AST);
-  if (NeededByGraph)
-    diag(Loc, "'%0' writes through 'detach()' into %1, which autograd may "
-              "have saved for backward; 'detach()' shares the storage and "
-              "the version counter, so backward throws 'one of the variables "
-              "needed for gradient computation has been modified by an "
-              "inplace operation'")
-        << Write.Operator << describeRoot(Value) << Fix;
+  if (Save)
+    diag(Loc, "'%0' writes through 'detach()' into %1, which '%2' saved for "
+              "backward; 'detach()' shares the storage and the version "
+              "counter, so backward throws 'one of the variables needed for "
+              "gradient computation has been modified by an inplace "
+              "operation'")
+        << Write.Operator << describeRoot(Value) << Save->Operator << Fix;
   else
     diag(Loc, "'%0' writes through 'detach()' into %1; 'detach()' shares the "
               "storage, it does not copy, so %select{the caller's tensor "
@@ -92,6 +105,45 @@ void DetachedWriteCheck::checkWrite(const WriteEvent &Write,
         << Write.Operator << describeRoot(Value) << !CallerInput
         << Root->getName() << Fix;
   addAliasNotes(Write);
+  if (Save)
+    noteSave(*Save);
+}
+
+// Note [In-place writes into saved tensors]
+// Any in-place write bumps the version counter that the tensor shares with
+// its views, so backward refuses a tensor an earlier operation saved. The
+// write is reported when the save is certain and a backward that needs it
+// follows (Note [Saved tensors]). Parameter updates (a no-grad scope, a loop
+// over `parameters()`) stay quiet like the detached writes: they are meant to
+// follow the backward of the step they belong to. A leaf that requires grad
+// is left alone: outside a no-grad scope the write itself throws ("a leaf
+// Variable that requires grad is being used in an in-place operation").
+void DetachedWriteCheck::checkInPlaceWrite(const WriteEvent &Write,
+                                           const AutogradAnalysis &Autograd) {
+  if (!Autograd.hasBackward() || Autograd.isParameterUpdate(Write.Call))
+    return;
+  const SavedTensor *Save =
+      Autograd.savedFor(Write.Value.Root, Write.Call, /*DefiniteOnly=*/true);
+  // A leaf that requires grad refuses the write itself, with another error;
+  // a saved result is no leaf.
+  if (!Save || (!Save->IsResult && Autograd.requiresGrad(Write.Value.Root)))
+    return;
+  diag(Write.Call->getExprLoc(),
+       "'%0' writes in place into %1, which '%2' saved for backward; backward "
+       "throws 'one of the variables needed for gradient computation has "
+       "been modified by an inplace operation'")
+      << Write.Operator << describeRoot(Write.Value) << Save->Operator;
+  addAliasNotes(Write);
+  noteSave(*Save);
+}
+
+void DetachedWriteCheck::noteSave(const SavedTensor &Save) {
+  diag(Save.Saver->getExprLoc(),
+       "'%0' %select{may save|saves}3 %select{'%2'|its result}1 for "
+       "backward here",
+       DiagnosticIDs::Note)
+      << Save.Operator << Save.IsResult << Save.Tensor->getName()
+      << Save.Definite;
 }
 
 /// Whether the value of E is used: not a discarded statement.

@@ -9,7 +9,8 @@
 namespace clang::tidy::libtorch {
 
 /// Finds writes through `.data()` or `detach()` into storage that autograd
-/// or the rest of the code still needs.
+/// or the rest of the code still needs, and in-place writes into tensors
+/// autograd saved for backward.
 ///
 /// For the user-facing documentation see:
 /// docs/checks/libtorch-detached-write.md
@@ -23,8 +24,11 @@ public:
   void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
 
 private:
-  void checkWrite(const WriteEvent &Write, const AutogradAnalysis &Autograd,
-                  ASTContext &AST);
+  void checkDetachedWrite(const WriteEvent &Write,
+                          const AutogradAnalysis &Autograd, ASTContext &AST);
+  void checkInPlaceWrite(const WriteEvent &Write,
+                         const AutogradAnalysis &Autograd);
+  void noteSave(const SavedTensor &Save);
   std::optional<FixItHint> cloneAtDetach(const WriteEvent &Write,
                                          ASTContext &AST);
 };

@@ -1,10 +1,12 @@
 //===- AutogradAnalysis.cpp - what autograd still needs in one function ---===//
 
 #include "AutogradAnalysis.h"
+#include "SavedTensors.h"
 #include "TensorModel.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/Basic/SourceManager.h"
@@ -116,12 +118,59 @@ bool isGradModeGuard(const Stmt *S) {
   return false;
 }
 
+/// Whether an argument of this type can be a tensor: anything but a number
+/// or a c10::Scalar (`x * 2`, `x.pow(2)`).
+bool mayHoldTensor(QualType Type) {
+  Type = Type.getNonReferenceType();
+  if (Type->isArithmeticType())
+    return false;
+  const auto *Record = Type->getAsCXXRecordDecl();
+  if (!Record || !Record->getIdentifier() || !isLibtorchDecl(Record))
+    return true;
+  // `c10::optional<Scalar>` (`clamp(min, max)`) holds what its argument does.
+  if (const auto *Optional = dyn_cast<ClassTemplateSpecializationDecl>(Record);
+      Optional && Optional->getName() == "optional" &&
+      Optional->getTemplateArgs().size() == 1 &&
+      Optional->getTemplateArgs()[0].getKind() == TemplateArgument::Type)
+    return mayHoldTensor(Optional->getTemplateArgs()[0].getAsType());
+  return Record->getName() != "Scalar";
+}
+
+bool isMethodCall(const CallExpr *Call) {
+  return isa<CXXMemberCallExpr>(Call) ||
+         (isa<CXXOperatorCallExpr>(Call) &&
+          isa_and_nonnull<CXXMethodDecl>(Call->getDirectCallee()));
+}
+
+/// The tensor variables S reads: for a backward call, the tensors it starts
+/// from; for an operand, with SkipDetached, those it takes part of a graph
+/// from (not through `detach()` or `data()`).
+void collectTensorReads(const Stmt *S,
+                        llvm::SmallVectorImpl<const ValueDecl *> &Reads,
+                        bool SkipDetached = false) {
+  if (!S || isa<LambdaExpr>(S))
+    return;
+  if (const auto *Call = dyn_cast<CXXMemberCallExpr>(S); Call && SkipDetached)
+    if (calleeName(Call) == "detach" || calleeName(Call) == "data")
+      return;
+  if (const auto *E = dyn_cast<Expr>(S))
+    if (const ValueDecl *Read = referencedDecl(E);
+        Read && (isTensorType(E->getType()) || isTensorListType(E->getType())))
+      Reads.push_back(Read);
+  for (const Stmt *Child : S->children())
+    collectTensorReads(Child, Reads, SkipDetached);
+}
+
 } // namespace
 
 AutogradAnalysis::AutogradAnalysis(const FunctionDecl &Function,
-                                   ASTContext &AST)
-    : AST(AST), Parents(const_cast<Stmt *>(Function.getBody())) {
+                                   ASTContext &AST, const OperatorTable *Ops,
+                                   const SavedTensorTable *Saved)
+    : AST(AST), Parents(const_cast<Stmt *>(Function.getBody())), Ops(Ops),
+      Saved(Saved) {
   collect(Function.getBody());
+  if (Ops && Saved && !BackwardCalls.empty())
+    collectSaves(Function.getBody());
 }
 
 bool AutogradAnalysis::isBefore(SourceLocation A, SourceLocation B) const {
@@ -168,8 +217,10 @@ void AutogradAnalysis::collect(const Stmt *S) {
              Assign && Assign->getOperator() == OO_Equal &&
              Assign->getNumArgs() == 2) {
     const auto *Lhs = dyn_cast<DeclRefExpr>(Assign->getArg(0)->IgnoreImplicit());
-    if (Lhs && isTensorType(Lhs->getType()))
+    if (Lhs && isTensorType(Lhs->getType())) {
       collectReads(Assign->getArg(1), Lhs->getDecl(), Assign->getExprLoc());
+      Rebinds.push_back({Lhs->getDecl(), Assign->getSourceRange()});
+    }
   } else if (const auto *Call = dyn_cast<CXXMemberCallExpr>(S)) {
     if (turnsOnGrad(Call))
       if (const ValueDecl *Object = referencedDecl(Call->getImplicitObjectArgument()))
@@ -185,8 +236,15 @@ void AutogradAnalysis::collect(const Stmt *S) {
     const FunctionDecl *Callee = Call->getDirectCallee();
     bool IsMethod = isa<CXXMemberCallExpr>(Call);
     if ((Name == "backward" && (IsMethod || (Callee && isLibtorchDecl(Callee)))) ||
-        (Name == "grad" && !IsMethod && Callee && isLibtorchDecl(Callee)))
+        (Name == "grad" && !IsMethod && Callee && isLibtorchDecl(Callee))) {
       BackwardCalls.push_back(Call->getBeginLoc());
+      llvm::SmallVector<const ValueDecl *, 2> Roots;
+      if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call))
+        collectTensorReads(Member->getImplicitObjectArgument(), Roots);
+      else if (Call->getNumArgs() > 0)
+        collectTensorReads(Call->getArg(0), Roots);
+      BackwardRoots.push_back({Call->getBeginLoc(), std::move(Roots)});
+    }
   }
   for (const Stmt *Child : S->children())
     collect(Child);
@@ -256,6 +314,191 @@ bool AutogradAnalysis::isInNoGradScope(const Expr *Write) const {
     Current = Parent;
   }
   return false;
+}
+
+// Note [Saved tensors]
+// Autograd saves some operands of an operation, or its result, with their
+// version; backward refuses a saved tensor whose version changed ("one of the
+// variables needed for gradient computation has been modified by an inplace
+// operation"), and cannot see a write through `.data()`, which does not bump
+// the version, so it silently uses the new values. Which tensors each operator
+// saves is measured (checks/data/aten-saved-tensors.json); C++ calls map onto
+// the table as every other operator fact does (TensorModel, SavedTensorTable).
+// A save is recorded where grad mode is on and an operand is part of a graph,
+// for a named tensor: an operand variable (or a view of one, which shares its
+// version counter), or the variable that the whole result (or a view of it)
+// initialises or is assigned to. The table lists what an operator saves when
+// every input requires grad; an input is only known to be saved when another
+// operand is part of the graph, or it is the call's only tensor operand
+// (Definite): `x.mul(w)` saves `w` only if `x` requires grad.
+void AutogradAnalysis::collectSaves(const Stmt *S) {
+  if (!S || isa<LambdaExpr>(S))
+    return;
+  if (const auto *Call = dyn_cast<CallExpr>(S))
+    recordSave(Call);
+  for (const Stmt *Child : S->children())
+    collectSaves(Child);
+}
+
+void AutogradAnalysis::recordSave(const CallExpr *Call) {
+  std::optional<TensorCall> Tensor = resolveTensorCall(Call, *Ops);
+  if (!Tensor || Tensor->Special != SpecialOperation::None ||
+      !Tensor->Effect.OutArgs.empty())
+    return;
+  llvm::SmallVector<bool, 4> MayHold;
+  for (const Expr *Arg : Tensor->Args)
+    MayHold.push_back(mayHoldTensor(Arg->getType()));
+  SavedOperands What = Saved->savedBy(Tensor->Effect.Operator,
+                                      isMethodCall(Call), MayHold, *Ops);
+  if (What.empty() || isInNoGradScope(Call))
+    return;
+  llvm::SmallVector<bool, 4> InGraph;
+  for (unsigned I = 0; I < Tensor->Args.size(); ++I)
+    InGraph.push_back(MayHold[I] &&
+                      isPartOfGraph(Tensor->Args[I], Call->getBeginLoc()));
+  if (!llvm::is_contained(InGraph, true))
+    return;
+  const ValueDecl *Consumer = consumerOf(Call);
+  if (!Consumer)
+    if (const Expr *Self = Tensor->aliasedArgument())
+      Consumer = viewedDecl(Self);
+  if (!Consumer)
+    return;
+
+  unsigned TensorOperands = llvm::count(MayHold, true);
+  for (unsigned Position : What.Inputs) {
+    const ValueDecl *Input = viewedDecl(Tensor->Args[Position]);
+    if (!Input)
+      continue;
+    bool OtherInGraph = false;
+    for (unsigned I = 0; I < InGraph.size(); ++I)
+      OtherInGraph |= I != Position && InGraph[I];
+    Saves.push_back({Call, Tensor->Effect.Operator, Input, /*IsResult=*/false,
+                     OtherInGraph || TensorOperands == 1, Consumer});
+  }
+  if (What.Result && ResultHolders.lookup(Call) == Consumer)
+    Saves.push_back({Call, Tensor->Effect.Operator, Consumer,
+                     /*IsResult=*/true, /*Definite=*/true, Consumer});
+}
+
+bool AutogradAnalysis::isPartOfGraph(const Expr *E,
+                                     SourceLocation Before) const {
+  if (isModuleCall(E) || containsGradRequest(E))
+    return true;
+  llvm::SmallVector<const ValueDecl *, 4> Reads;
+  collectTensorReads(E, Reads, /*SkipDetached=*/true);
+  llvm::DenseSet<const ValueDecl *> Seen;
+  return llvm::any_of(Reads, [&](const ValueDecl *Read) {
+    Seen.clear();
+    return requiresGrad(Read) || isGraphResult(Read, Before, Seen);
+  });
+}
+
+const Expr *AutogradAnalysis::stripViews(const Expr *E) const {
+  while (true) {
+    E = skipHandleCopies(E);
+    const auto *Call = dyn_cast_or_null<CallExpr>(E);
+    if (!Call)
+      return E;
+    std::optional<TensorCall> Tensor = resolveTensorCall(Call, *Ops);
+    if (!Tensor || Tensor->Special != SpecialOperation::None ||
+        Tensor->Effect.View != ViewKind::Definite || Tensor->Effect.Expands ||
+        !Tensor->aliasedArgument())
+      return E;
+    E = Tensor->aliasedArgument();
+  }
+}
+
+const ValueDecl *AutogradAnalysis::viewedDecl(const Expr *E) const {
+  return referencedDecl(stripViews(E));
+}
+
+/// The variable the call's result flows into: the one whose initializer, or
+/// the right-hand side of whose assignment, contains the call. Where the
+/// whole value is the call (or a view of its result), the variable holds the
+/// result, which ResultHolders records.
+const ValueDecl *AutogradAnalysis::consumerOf(const CallExpr *Call) {
+  const Stmt *Child = Call;
+  for (const Stmt *Parent = Parents.getParent(Call); Parent;
+       Child = Parent, Parent = Parents.getParent(Parent)) {
+    if (isa<LambdaExpr>(Parent))
+      return nullptr;
+    if (const auto *Decl = dyn_cast<DeclStmt>(Parent)) {
+      for (const auto *D : Decl->decls())
+        if (const auto *Var = dyn_cast<VarDecl>(D);
+            Var && Var->getInit() == Child && isTensorType(Var->getType())) {
+          if (stripViews(Var->getInit()) == Call)
+            ResultHolders[Call] = Var;
+          return Var;
+        }
+      return nullptr;
+    }
+    if (const auto *Assign = dyn_cast<CXXOperatorCallExpr>(Parent);
+        Assign && Assign->getOperator() == OO_Equal &&
+        Assign->getNumArgs() == 2) {
+      const auto *Lhs =
+          dyn_cast<DeclRefExpr>(Assign->getArg(0)->IgnoreImplicit());
+      if (Child != Assign->getArg(1) || !Lhs || !isTensorType(Lhs->getType()))
+        return nullptr;
+      if (stripViews(Assign->getArg(1)) == Call)
+        ResultHolders[Call] = Lhs->getDecl();
+      return Lhs->getDecl();
+    }
+    if (!isa<Expr>(Parent))
+      return nullptr;
+  }
+  return nullptr;
+}
+
+bool AutogradAnalysis::dependsOn(
+    const ValueDecl *Tensor, const ValueDecl *On,
+    llvm::DenseSet<const ValueDecl *> &Seen) const {
+  if (Tensor == On)
+    return true;
+  if (!Seen.insert(Tensor).second)
+    return false;
+  return llvm::any_of(Edges, [&](const GraphEdge &Edge) {
+    return Edge.Result == Tensor && dependsOn(Edge.Input, On, Seen);
+  });
+}
+
+/// A save of an input ends where the variable is assigned a new tensor, its
+/// own statement included (`x = x * w` saves the old `x`); a saved result
+/// ends at an assignment after the one that defined it.
+bool AutogradAnalysis::isReboundBetween(const SavedTensor &Save,
+                                        const Expr *Write) const {
+  SourceLocation Saver = Save.Saver->getBeginLoc();
+  return llvm::any_of(Rebinds, [&](const auto &Rebind) {
+    const auto &[Tensor, Range] = Rebind;
+    if (Tensor != Save.Tensor ||
+        !isBefore(Range.getBegin(), Write->getBeginLoc()))
+      return false;
+    return Save.IsResult ? isBefore(Saver, Range.getBegin())
+                         : isBefore(Saver, Range.getEnd());
+  });
+}
+
+const SavedTensor *AutogradAnalysis::savedFor(const ValueDecl *Root,
+                                              const Expr *Write,
+                                              bool DefiniteOnly) const {
+  const SavedTensor *Latest = nullptr;
+  for (const SavedTensor &Save : Saves) {
+    if (Save.Tensor != Root || (DefiniteOnly && !Save.Definite) ||
+        !isBefore(Save.Saver->getEndLoc(), Write->getBeginLoc()) ||
+        isReboundBetween(Save, Write))
+      continue;
+    bool Needed = llvm::any_of(BackwardRoots, [&](const auto &Backward) {
+      if (!isBefore(Write->getEndLoc(), Backward.first))
+        return false;
+      return llvm::any_of(Backward.second, [&](const ValueDecl *From) {
+        llvm::DenseSet<const ValueDecl *> Seen;
+        return dependsOn(From, Save.Consumer, Seen);
+      });
+    });
+    if (Needed)
+      Latest = &Save;
+  }
+  return Latest;
 }
 
 } // namespace clang::tidy::libtorch

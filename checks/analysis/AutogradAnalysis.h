@@ -21,10 +21,21 @@
 //   NoGradGuard (or InferenceMode, AutoGradMode) before it, or in a range-for
 //   loop over `parameters()`, `params()` or `named_parameters()`.
 //
+// - given the operator and saved-tensor tables, an operator call saves what
+//   the measured table says it saves (Note [Saved tensors]) when grad mode
+//   is on and one of its operands is part of a graph; the call's result flows
+//   into the variable its initializer or assignment defines, and a backward
+//   needs what it saved when the tensor backward starts from reads that
+//   variable, directly or through later initializers and assignments.
+//
 // Limitations: parameters read implicitly by a module call (`model(x)`) are
-// not seen as used in the graph; a backward call that precedes the write in
-// the source but follows it in a loop's next iteration is not seen; a
-// function that only builds the graph and returns it is not followed.
+// not seen as used in the graph, nor what a module call saves; a backward
+// call that precedes the write in the source but follows it in a loop's next
+// iteration is not seen; a function that only builds the graph and returns
+// it is not followed; a tensor saved inside a braced list (`torch::cat`) or
+// a container is not followed; saves are ordered by source position, so a
+// save and a write in the two branches of an `if` are taken to follow each
+// other.
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,13 +50,41 @@
 
 #include "clang/AST/ParentMap.h"
 
+#include <string>
 #include <vector>
 
 namespace clang::tidy::libtorch {
 
+class OperatorTable;
+class SavedTensorTable;
+
+/// A call that saved a tensor for backward.
+struct SavedTensor {
+  const CallExpr *Saver = nullptr;
+  std::string Operator; ///< The table's name for it, e.g. "exp".
+  const ValueDecl *Tensor = nullptr;
+  bool IsResult = false; ///< Saved as the call's result, else as an input.
+  /// Saved whatever else requires grad: the result, an input of a call with
+  /// one tensor operand, or an input next to another operand of the graph.
+  /// Otherwise the table's "most it saves" may not apply (`x.mul(w)` saves
+  /// `w` only if `x` requires grad).
+  bool Definite = false;
+  /// The variable the saving call's result flows into.
+  const ValueDecl *Consumer = nullptr;
+};
+
 class AutogradAnalysis {
 public:
-  AutogradAnalysis(const FunctionDecl &Function, ASTContext &AST);
+  /// Without tables, nothing is known to be saved (savedFor is always null).
+  AutogradAnalysis(const FunctionDecl &Function, ASTContext &AST,
+                   const OperatorTable *Ops = nullptr,
+                   const SavedTensorTable *Saved = nullptr);
+
+  /// The latest call before Write that saved Root (not rebound since) for a
+  /// backward that follows Write and starts from a tensor computed from that
+  /// call's result; with DefiniteOnly, only a Definite one.
+  const SavedTensor *savedFor(const ValueDecl *Root, const Expr *Write,
+                              bool DefiniteOnly) const;
 
   /// A module parameter or a tensor made to require grad.
   bool requiresGrad(const ValueDecl *Root) const;
@@ -53,6 +92,8 @@ public:
   bool isGraphResult(const ValueDecl *Root, const Expr *Write) const;
   /// Read by an initializer or assignment of another tensor before Write.
   bool isUsedInGraphBefore(const ValueDecl *Root, const Expr *Write) const;
+  /// The function calls backward (or torch::autograd::backward/grad).
+  bool hasBackward() const { return !BackwardCalls.empty(); }
   /// A backward call follows Write.
   bool isBackwardAfter(const Expr *Write) const;
   /// Write is in a no-grad scope or an optimizer-style loop over parameters.
@@ -68,6 +109,15 @@ private:
     SourceLocation Where;
   };
   void collect(const Stmt *S);
+  void collectSaves(const Stmt *S);
+  void recordSave(const CallExpr *Call);
+  bool isPartOfGraph(const Expr *E, SourceLocation Before) const;
+  const ValueDecl *consumerOf(const CallExpr *Call);
+  const Expr *stripViews(const Expr *E) const;
+  const ValueDecl *viewedDecl(const Expr *E) const;
+  bool dependsOn(const ValueDecl *Tensor, const ValueDecl *On,
+                 llvm::DenseSet<const ValueDecl *> &Seen) const;
+  bool isReboundBetween(const SavedTensor &Save, const Expr *Write) const;
   void collectReads(const Stmt *S, const ValueDecl *Result, SourceLocation Where);
   bool isBefore(SourceLocation A, SourceLocation B) const;
   bool isGraphResult(const ValueDecl *Root, SourceLocation Before,
@@ -81,6 +131,17 @@ private:
   llvm::DenseSet<const ValueDecl *> ModuleOutputs;
   std::vector<GraphEdge> Edges;
   llvm::SmallVector<SourceLocation, 4> BackwardCalls;
+  /// Per backward call, the tensors it starts from (object and arguments).
+  std::vector<
+      std::pair<SourceLocation, llvm::SmallVector<const ValueDecl *, 2>>>
+      BackwardRoots;
+  /// Assignments `t = ...` to tensor variables.
+  std::vector<std::pair<const ValueDecl *, SourceRange>> Rebinds;
+  const OperatorTable *Ops;
+  const SavedTensorTable *Saved;
+  std::vector<SavedTensor> Saves;
+  /// Saving calls whose whole result (or a view of it) a variable holds.
+  llvm::DenseMap<const CallExpr *, const ValueDecl *> ResultHolders;
   llvm::SmallVector<SourceRange, 4> ParameterLoops;
 };
 

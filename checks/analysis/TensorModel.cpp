@@ -152,6 +152,46 @@ std::optional<TensorCall> resolveMethodCall(const CallExpr *Call,
   return std::nullopt;
 }
 
+/// ATen/TensorOperators.h spells the out-of-place arithmetic as free
+/// operators over tensors and scalars; they call the operators of the table.
+llvm::StringRef arithmeticOperator(OverloadedOperatorKind Kind) {
+  switch (Kind) {
+  case OO_Plus:
+    return "add";
+  case OO_Minus:
+    return "sub";
+  case OO_Star:
+    return "mul";
+  case OO_Slash:
+    return "div";
+  default:
+    return "";
+  }
+}
+
+/// `a * b`, `x / 2`, `2 * x`: schema order, so `2 * x` reads as `mul` with a
+/// Scalar `self` (libtorch calls `x.mul(2)`, which saves and aliases the
+/// same).
+std::optional<TensorCall> resolveFreeOperator(const CXXOperatorCallExpr *Call,
+                                              const OperatorTable &Table) {
+  llvm::StringRef Name = arithmeticOperator(Call->getOperator());
+  if (Name.empty() || Call->getNumArgs() != 2 ||
+      !isLibtorchDecl(Call->getDirectCallee()) ||
+      !isTensorType(Call->getType()))
+    return std::nullopt;
+  TensorCall Result;
+  Result.Call = Call;
+  Result.Spelling =
+      std::string("operator") + getOperatorSpelling(Call->getOperator());
+  Result.Args.append(Call->arg_begin(), Call->arg_end());
+  if (std::optional<CallEffect> Effect = Table.resolveFunction(Name, 2)) {
+    Result.Effect = *Effect;
+    return Result;
+  }
+  Result.Effect.Operator = Name.str();
+  return Result;
+}
+
 } // namespace
 
 bool isTensorType(QualType Type) { return isTensorRecord(recordOf(Type)); }
@@ -223,8 +263,9 @@ std::optional<TensorCall> resolveTensorCall(const CallExpr *Call,
   }
   if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(Call)) {
     const auto *Method = dyn_cast<CXXMethodDecl>(Callee);
-    if (!Method || !isTensorRecord(Method->getParent()) ||
-        Operator->getNumArgs() == 0)
+    if (!Method)
+      return resolveFreeOperator(Operator, Table);
+    if (!isTensorRecord(Method->getParent()) || Operator->getNumArgs() == 0)
       return std::nullopt;
     llvm::SmallVector<const Expr *, 4> Rest(Call->arguments());
     Rest.erase(Rest.begin());

@@ -5,7 +5,8 @@
 // at::/torch:: free functions and their _out/_outf forms are looked up in the
 // table. Only the C++ surface that has no schema is modelled here by hand: the
 // rvalue `Tensor::operator=` (assignment into an index), `index`/`operator[]`,
-// `data()`, `detach()`, the compound assignments and `from_blob`.
+// `data()`, `detach()`, the compound assignments, the free arithmetic
+// operators (`a * b` is `mul`) and `from_blob`.
 //
 //===----------------------------------------------------------------------===//
 

@@ -44,7 +44,8 @@ using namespace clang;
 //    are operands each;
 //  - libtorch-detached-write: the tensor whose .data()/detach() alias is
 //    written is wrapped in TORCHALIAS_AT_DETACHED_SOURCE, at the write or
-//    where the alias was made (the finding's note);
+//    where the alias was made (the finding's note); for an in-place write
+//    into a tensor autograd saved, the tensor written;
 //  - libtorch-from-blob-escape: the from_blob call (the finding or its
 //    note) is wrapped in TORCHALIAS_AT_FROM_BLOB;
 //  - libtorch-shared-parameter-update: the parameter list given to the
@@ -384,6 +385,10 @@ std::string SiteFinder::detached(const StaticFinding &F, std::vector<Wrap> &Wrap
   for (const Note &N : F.Related)
     if (!Source && N.Where.File == F.Where.File)
       Source = sourceOf(callAt(N.Where));
+  // An in-place write into a tensor autograd saved: the tensor written.
+  if (const CallExpr *Call = callAt(F.Where);
+      !Source && Call && llvm::StringRef(F.Message).contains("writes in place into"))
+    Source = writtenTensor(Call, F);
   if (!Source || !isTensor(Source->getType()))
     return "cannot find the tensor whose .data() or detach() alias is written";
   if (std::string Why = wrap(Source, DetachedSource, F, Wraps); !Why.empty())

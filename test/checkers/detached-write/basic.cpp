@@ -8,7 +8,7 @@ void PositiveDataOfSavedResult(const torch::Tensor &x) {
   auto w = torch::randn({4, 4}, torch::TensorOptions().requires_grad(true));
   auto h = torch::relu(x.matmul(w));
   h.data().clamp_(0, 1);
-  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'clamp_' writes through 'data()' into local 'h', which autograd may have saved for backward; 'data()' does not share the version counter, so backward computes wrong gradients without an error [libtorch-detached-write]
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'clamp_' writes through 'data()' into local 'h', which 'relu' saved for backward; 'data()' does not share the version counter, so backward computes wrong gradients without an error [libtorch-detached-write]
   h.sum().backward();
 }
 
@@ -16,7 +16,7 @@ void PositiveDataOfLeafUsedInGraph(const torch::Tensor &x) {
   auto w = torch::randn({4, 4}).requires_grad_();
   auto loss = x.matmul(w).sum();
   w.data().zero_();
-  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'zero_' writes through 'data()' into local 'w', which requires grad and is already used in the graph; 'data()' does not share the version counter
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'zero_' writes through 'data()' into local 'w', which 'matmul' may have saved for backward; 'data()' does not share the version counter
   loss.backward();
 }
 
@@ -26,7 +26,7 @@ struct Net : torch::nn::Module {
   void PositiveParameterInGraph(const torch::Tensor &x, const torch::Tensor &y) {
     auto out = x.matmul(weight);
     weight.data().copy_(y);
-    // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: 'copy_' writes through 'data()' into member 'weight', which requires grad and is already used in the graph
+    // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: 'copy_' writes through 'data()' into member 'weight', which 'matmul' may have saved for backward
     out.sum().backward();
   }
 };
@@ -34,7 +34,7 @@ struct Net : torch::nn::Module {
 void PositiveModuleOutput(torch::nn::Linear &fc, const torch::Tensor &x) {
   auto probs = torch::relu(fc->forward(x));
   probs.data().clamp_(0, 1);
-  // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'clamp_' writes through 'data()' into local 'probs', which autograd may have saved for backward
+  // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'clamp_' writes through 'data()' into local 'probs', which 'relu' saved for backward
   probs.sum().backward();
 }
 
@@ -42,11 +42,11 @@ void PositiveModuleOutput(torch::nn::Linear &fc, const torch::Tensor &x) {
 
 void PositiveDetachThenReadAfter(const torch::Tensor &logits) {
   auto w = torch::randn({4}, torch::TensorOptions().requires_grad(true));
-  auto scores = logits.mul(w);
+  auto scores = torch::sigmoid(logits.mul(w));
   auto d = scores.detach();
   // CHECK-FIXES: auto d = scores.detach().clone();
   d.mul_(2);
-  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'mul_' writes through 'detach()' into local 'scores', which autograd may have saved for backward; 'detach()' shares the storage and the version counter, so backward throws 'one of the variables needed for gradient computation has been modified by an inplace operation'
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'mul_' writes through 'detach()' into local 'scores', which 'sigmoid' saved for backward; 'detach()' shares the storage and the version counter, so backward throws 'one of the variables needed for gradient computation has been modified by an inplace operation'
   scores.sum().backward();
 }
 
@@ -70,6 +70,28 @@ torch::Tensor PositiveDetachResultKept(const torch::Tensor &x) {
   // CHECK-MESSAGES: :[[@LINE-1]]:32: warning: 'zero_' writes through 'detach()' into parameter 'x'
   // CHECK-FIXES: torch::Tensor z = x.detach().clone().zero_();
   return z;
+}
+
+// Negative: no operation saved the written tensor. `mul` saves its inputs,
+// not its result, and `sum` saves nothing; what remains is the detached
+// write into a tensor that is read afterwards.
+
+void NegativeDataOfUnsavedResult(const torch::Tensor &logits) {
+  auto w = torch::randn({4}, torch::TensorOptions().requires_grad(true));
+  auto scores = logits.mul(w);
+  scores.data().mul_(2);
+  scores.sum().backward();
+  auto loss = (logits + w).sum();
+  w.data().zero_();
+  loss.backward();
+}
+
+void PositiveDetachOfUnsavedResultReadAfter(const torch::Tensor &logits) {
+  auto w = torch::randn({4}, torch::TensorOptions().requires_grad(true));
+  auto scores = logits.mul(w);
+  scores.detach().mul_(2);
+  // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: 'mul_' writes through 'detach()' into local 'scores'; 'detach()' shares the storage, it does not copy, so 'scores' changes too, and is read afterwards
+  scores.sum().backward();
 }
 
 // Negative: the parameter-update idiom.

@@ -57,6 +57,7 @@ struct TensorOptions {
   TensorOptions dtype(ScalarType) const;
   TensorOptions requires_grad(bool = true) const;
 };
+TensorOptions requires_grad(bool requires_grad = true);
 class TensorImpl;
 class Storage {};
 template <class T> class List {
@@ -79,6 +80,7 @@ using c10::Device;
 using c10::DeviceType;
 using c10::kCPU;
 using c10::kCUDA;
+using c10::requires_grad;
 constexpr ScalarType kFloat = ScalarType::Float;
 constexpr ScalarType kByte = ScalarType::Byte;
 constexpr ScalarType kLong = ScalarType::Long;
@@ -203,6 +205,17 @@ public:
   Tensor abs() const;
   Tensor gt(const Scalar &other) const;
   Tensor operator>(const Scalar &other) const;
+  // What autograd saves (checks/data/aten-saved-tensors.json): exp, sigmoid,
+  // tanh their result; pow, log their input.
+  Tensor exp() const;
+  Tensor sigmoid() const;
+  Tensor tanh() const;
+  Tensor log() const;
+  Tensor pow(const Tensor &exponent) const;
+  Tensor pow(const Scalar &exponent) const;
+  Tensor &exp_() const;
+  Tensor &sigmoid_() const;
+  Tensor &tanh_() const;
   Tensor grad() const;
   Scalar item() const;
   template <typename T> T item() const;
@@ -266,6 +279,12 @@ Tensor cat(TensorList tensors, int64_t dim = 0);
 Tensor stack(TensorList tensors, int64_t dim = 0);
 Tensor relu(const Tensor &self);
 Tensor &relu_(Tensor &self);
+Tensor exp(const Tensor &self);
+Tensor sigmoid(const Tensor &self);
+Tensor tanh(const Tensor &self);
+Tensor pow(const Tensor &self, const Tensor &exponent);
+Tensor pow(const Tensor &self, const Scalar &exponent);
+Tensor mm(const Tensor &self, const Tensor &mat2);
 Tensor &addmv_(Tensor &self, const Tensor &mat, const Tensor &vec,
                const Scalar &beta = 1, const Scalar &alpha = 1);
 Tensor &add_out(Tensor &out, const Tensor &self, const Tensor &other,

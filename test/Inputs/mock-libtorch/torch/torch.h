@@ -13,7 +13,18 @@ namespace torch {
 using namespace at; // as torch/types.h does
 using at::Tensor;
 namespace indexing = at::indexing;
-namespace autograd { using Variable = at::Tensor; }
+namespace autograd {
+using Variable = at::Tensor;
+using variable_list = std::vector<Variable>;
+void backward(const variable_list &tensors,
+              const variable_list &grad_tensors = {},
+              c10::optional<bool> retain_graph = c10::nullopt,
+              bool create_graph = false, const variable_list &inputs = {});
+variable_list grad(const variable_list &outputs, const variable_list &inputs,
+                   const variable_list &grad_outputs = {},
+                   c10::optional<bool> retain_graph = c10::nullopt,
+                   bool create_graph = false, bool allow_unused = false);
+} // namespace autograd
 // torch:: factories are distinct functions that set up autograd.
 Tensor empty(at::IntArrayRef size, at::TensorOptions options = {});
 Tensor zeros(at::IntArrayRef size, at::TensorOptions options = {});
