@@ -131,7 +131,7 @@ bool namesCpu(const Stmt *E) {
       return D->getName() == "kCPU" ||
              (isa<EnumConstantDecl>(D) && D->getName() == "CPU");
   if (const auto *String = dyn_cast<StringLiteral>(E))
-    return String->getString().starts_with("cpu");
+    return compat::startsWith(String->getString(), "cpu");
   return llvm::any_of(E->children(), namesCpu);
 }
 
