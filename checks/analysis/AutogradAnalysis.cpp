@@ -102,6 +102,33 @@ bool isModuleCall(const Stmt *S) {
   return false;
 }
 
+// Note [Guards that disable grad]
+// `NoGradGuard` always disables grad mode; `AutoGradMode(enabled)` and
+// `InferenceMode(enabled = true)` only when their argument says so, so
+// `torch::AutoGradMode enable_grad(true);` opens no no-grad scope. An
+// argument whose value is not known counts as disabling: the scope is then
+// quiet, which favours precision.
+bool disablesGrad(const VarDecl *Guard, llvm::StringRef Name) {
+  if (Name == "NoGradGuard")
+    return true;
+  if (Name != "AutoGradMode" && Name != "InferenceMode")
+    return false;
+  bool EnabledByDefault = Name == "InferenceMode";
+  const auto *Construct =
+      dyn_cast_or_null<CXXConstructExpr>(Guard->getInit()
+                                             ? Guard->getInit()->IgnoreImplicit()
+                                             : nullptr);
+  if (!Construct || Construct->getNumArgs() == 0 ||
+      isa<CXXDefaultArgExpr>(Construct->getArg(0)))
+    return EnabledByDefault;
+  bool Enabled = false;
+  if (!Construct->getArg(0)->EvaluateAsBooleanCondition(
+          Enabled, Guard->getASTContext()))
+    return true;
+  // AutoGradMode(false) and InferenceMode(true) disable grad.
+  return Name == "AutoGradMode" ? !Enabled : Enabled;
+}
+
 bool isGradModeGuard(const Stmt *S) {
   const auto *Decl = dyn_cast<DeclStmt>(S);
   if (!Decl)
@@ -109,12 +136,9 @@ bool isGradModeGuard(const Stmt *S) {
   for (const auto *D : Decl->decls())
     if (const auto *Var = dyn_cast<VarDecl>(D))
       if (const auto *Record = Var->getType()->getAsCXXRecordDecl();
-          Record && Record->getIdentifier() && isLibtorchDecl(Record)) {
-        llvm::StringRef Name = Record->getName();
-        if (Name == "NoGradGuard" || Name == "InferenceMode" ||
-            Name == "AutoGradMode")
-          return true;
-      }
+          Record && Record->getIdentifier() && isLibtorchDecl(Record) &&
+          disablesGrad(Var, Record->getName()))
+        return true;
   return false;
 }
 

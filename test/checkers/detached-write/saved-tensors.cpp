@@ -183,6 +183,29 @@ void NegativeSavedUnderNoGrad() {
   (y * x).sum().backward();
 }
 
+void NegativeSavedUnderAutoGradModeFalse() {
+  auto x = torch::rand({3}, torch::requires_grad());
+  torch::Tensor y;
+  {
+    torch::AutoGradMode disable_grad(false);
+    y = x.exp();
+  }
+  y.mul_(2);
+  (y * x).sum().backward();
+}
+
+// AutoGradMode(true) turns grad mode on: the scope records the graph
+// (Note [Guards that disable grad]).
+void PositiveSavedUnderAutoGradModeTrue() {
+  auto x = torch::rand({3}, torch::requires_grad());
+  torch::AutoGradMode enable_grad(true);
+  auto y = x.exp();
+  y.mul_(2);
+  // CHECK-NOTES: :[[@LINE-1]]:5: warning: 'mul_' writes in place into local 'y', which 'exp' saved for backward
+  // CHECK-NOTES: :[[@LINE-3]]:14: note: 'exp' saves its result for backward here
+  y.sum().backward();
+}
+
 void NegativeNoGraph() {
   auto y = torch::rand({3}).exp();
   y.mul_(2);

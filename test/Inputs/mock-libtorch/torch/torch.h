@@ -37,7 +37,10 @@ Tensor from_blob(void *data, at::IntArrayRef sizes,
 constexpr auto kFloat = at::kFloat;
 constexpr auto kByte = at::kByte;
 
-struct NoGradGuard { NoGradGuard(); ~NoGradGuard(); };
+// c10/core/GradMode.h, c10/core/InferenceMode.h, torch/utils.h.
+struct AutoGradMode { AutoGradMode(bool enabled); ~AutoGradMode(); };
+struct NoGradGuard : AutoGradMode { NoGradGuard(); };
+struct InferenceMode { InferenceMode(bool enabled = true); ~InferenceMode(); };
 
 namespace nn {
 class Module;
