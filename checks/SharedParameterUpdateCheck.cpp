@@ -19,10 +19,8 @@ using namespace clang::ast_matchers;
 
 namespace clang::tidy::libtorch {
 
-static constexpr llvm::StringRef OptimizerId = "optimizer";
-static constexpr llvm::StringRef OptimizerFactoryId = "optimizer-factory";
-static constexpr llvm::StringRef AddGroupId = "add-param-group";
-static constexpr llvm::StringRef ClipId = "clip";
+// OptimizerId, OptimizerFactoryId, AddGroupId and ClipId, the list sinks,
+// are in ParameterUpdates.h: listSinkOf reads them.
 static constexpr llvm::StringRef LoopId = "loop";
 static constexpr llvm::StringRef AssignId = "assign";
 static constexpr llvm::StringRef ModuleClassId = "module-class";
@@ -177,31 +175,6 @@ void SharedParameterUpdateCheck::check(const MatchFinder::MatchResult &Result) {
     checkNode(Nodes, Function, AST);
 }
 
-std::optional<SharedParameterUpdateCheck::ListSink>
-SharedParameterUpdateCheck::listSinkOf(const BoundNodes &Nodes) {
-  if (const auto *Construct = Nodes.getNodeAs<CXXConstructExpr>(OptimizerId)) {
-    const CXXRecordDecl *Optimizer = Construct->getConstructor()->getParent();
-    return ListSink{Construct, Construct->getArg(0), SinkKind::Optimizer,
-                    Optimizer->getName()};
-  }
-  if (const auto *Factory = Nodes.getNodeAs<CallExpr>(OptimizerFactoryId)) {
-    const auto *Optimizer = Factory->getDirectCallee()
-                                ->getTemplateSpecializationArgs()
-                                ->get(0)
-                                .getAsType()
-                                ->getAsCXXRecordDecl();
-    return ListSink{Factory, Factory->getArg(0), SinkKind::Optimizer,
-                    Optimizer->getName()};
-  }
-  if (const auto *Call = Nodes.getNodeAs<CXXMemberCallExpr>(AddGroupId))
-    return ListSink{Call, Call->getArg(0), SinkKind::AddParamGroup,
-                    "add_param_group"};
-  if (const auto *Clip = Nodes.getNodeAs<CallExpr>(ClipId))
-    return ListSink{Clip, Clip->getArg(0), SinkKind::ClipGradNorm,
-                    "clip_grad_norm_"};
-  return std::nullopt;
-}
-
 void SharedParameterUpdateCheck::checkNode(const BoundNodes &Nodes,
                                            const FunctionDecl *Function,
                                            ASTContext &AST) {
@@ -243,10 +216,6 @@ static std::string repairHint(const ParameterTie &Tie, bool ModuleLoop) {
   }
 }
 
-static const Expr *fillSiteOf(const ParameterTie &Tie) {
-  return Tie.First->FillSite ? Tie.First->FillSite : Tie.Second->FillSite;
-}
-
 void SharedParameterUpdateCheck::checkSink(const Expr *Sink, const Expr *ListExpr,
                                            SinkKind Kind, llvm::StringRef Name,
                                            const FunctionDecl *Function,
@@ -269,8 +238,8 @@ void SharedParameterUpdateCheck::checkSink(const Expr *Sink, const Expr *ListExp
   // de-duplicating it.
   std::optional<FixItHint> Fix;
   bool Filled = Tie->K == ParameterTie::Kind::FilledElement;
-  if (Filled && FixedFills.insert(fillSiteOf(*Tie)).second) {
-    if (const auto *Fill = analysis(AST).fillAt(fillSiteOf(*Tie)))
+  if (Filled && FixedFills.insert(Tie->fillSite()).second) {
+    if (const auto *Fill = analysis(AST).fillAt(Tie->fillSite()))
       Fix = distinctConstruction(*Fill, AST);
   } else if (!Filled && Kind != SinkKind::UpdateLoop && !ModuleLoop &&
              Isolation == IsolationHelper::Torchalias) {
@@ -411,7 +380,7 @@ void SharedParameterUpdateCheck::addTieNotes(const ParameterTie &Tie) {
     return;
   }
   case Kind::FilledElement: {
-    const Expr *Fill = fillSiteOf(Tie);
+    const Expr *Fill = Tie.fillSite();
     NotedSites.insert(Fill);
     // A named handle says which module; re-evaluating it gives no new one.
     const ParameterSharingAnalysis::ContainerFill *Filled =
@@ -438,40 +407,29 @@ void SharedParameterUpdateCheck::addTieNotes(const ParameterTie &Tie) {
   }
 }
 
-// Note [Sinks in helper functions] (in ParameterSharing.cpp): a helper that
+// Note [Sinks in helper functions] (in ParameterLists.cpp): a helper that
 // builds an optimizer from the module it is given is a sink at each call.
 // A list that already holds a duplicate in the helper is reported there.
 void SharedParameterUpdateCheck::checkHelperCall(const CallExpr *Call,
                                                  ASTContext &AST) {
-  const FunctionDecl *Callee = Call->getDirectCallee();
-  const FunctionDecl *Definition = nullptr;
-  if (!Callee || !Callee->hasBody(Definition) || isLibtorchDecl(Callee) ||
-      Callee->isInStdNamespace() || Call->getBeginLoc().isMacroID() ||
-      llvm::none_of(Call->arguments(), [](const Expr *Arg) {
-        return moduleImplOf(Arg->getType()) != nullptr;
-      }))
+  const FunctionDecl *Definition = moduleHelperDefinition(Call);
+  if (!Definition || Call->getBeginLoc().isMacroID())
     return;
   for (const BoundNodes &Nodes :
        match(sinkMatcher(), *Definition->getBody(), AST)) {
     std::optional<ListSink> Sink = listSinkOf(Nodes);
-    if (!Sink)
-      continue;
-    std::optional<std::vector<ParameterEntry>> Own =
-        analysis(AST).parameterList(Sink->List);
-    if (Own && ParameterSharingAnalysis::firstTie(*Own))
-      continue;
     std::optional<std::vector<ParameterEntry>> List =
-        analysis(AST).parameterListThrough(Sink->List, Call);
-    std::optional<ParameterTie> Tie =
-        List ? ParameterSharingAnalysis::firstTie(*List) : std::nullopt;
-    if (!Tie)
+        Sink ? listTiedThroughHelper(*Sink, Call, analysis(AST))
+             : std::nullopt;
+    if (!List)
       continue;
+    std::optional<ParameterTie> Tie = ParameterSharingAnalysis::firstTie(*List);
     diag(Call->getExprLoc(),
          "'%0' gives '%1' a list that holds parameter "
          "'%3' twice%4; %select{each step() updates it twice|each step() "
          "updates it twice|the total norm counts it twice and its gradient "
          "is scaled twice}2%5")
-        << Callee->getName() << Sink->Name << static_cast<unsigned>(Sink->Kind)
+        << Call->getDirectCallee()->getName() << Sink->Name << static_cast<unsigned>(Sink->Kind)
         << nameOr(Tie->Parameter, "?")
         << (Tie->Parameter == Tie->OtherParameter
                 ? std::string()
@@ -568,42 +526,18 @@ void SharedParameterUpdateCheck::checkHolderCopy(const Expr *Sink,
 void SharedParameterUpdateCheck::checkMemberAssignment(
     const CXXOperatorCallExpr *Assign, const FunctionDecl *Function,
     ASTContext &AST) {
-  const auto *Member = cast<MemberExpr>(Assign->getArg(0)->IgnoreImplicit());
-  const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl());
-  if (!Field || !isTensorType(Field->getType()) ||
-      Assign->getBeginLoc().isMacroID())
+  if (Assign->getBeginLoc().isMacroID())
     return;
-  const auto *Owner = dyn_cast<CXXRecordDecl>(Field->getParent());
-  if (!isModuleClass(Owner))
-    return;
-  // A constructor binding its own members is how registration is written.
-  if (isa<CXXThisExpr>(Member->getBase()->IgnoreImplicit()) &&
-      isa_and_nonnull<CXXConstructorDecl>(Function))
-    return;
-  const auto *Rhs = dyn_cast<CXXMemberCallExpr>(
-      skipModuleHandleCopies(Assign->getArg(1)));
-  if (Rhs && Rhs->getMethodDecl() && Rhs->getMethodDecl()->getIdentifier() &&
-      Rhs->getMethodDecl()->getName() == "register_parameter")
-    return;
-  if (assignsHeldTensor(Assign, aliasContext(AST), AST))
-    return;
-  std::string Registered;
-  if (isLibtorchDecl(Owner)) {
-    if (Field->getAccess() == AS_public)
-      Registered = Field->getName().str();
-  } else if (const ModuleValue *Model =
-                 analysis(AST).classModel(Owner, std::nullopt)) {
-    auto It = Model->RegisteredFields.find(Field);
-    if (It != Model->RegisteredFields.end())
-      Registered = It->second;
-  }
-  if (Registered.empty())
+  std::optional<MemberRebinding> Rebinding =
+      memberRebinding(Assign, Function, aliasContext(AST), analysis(AST));
+  if (!Rebinding)
     return;
   diag(Assign->getOperatorLoc(),
        "assigning '%0' does not re-register it: '%1' computes with the new "
        "tensor, but parameters(), to() and serialization still see the one "
        "registered as '%2'")
-      << Field->getName() << Owner->getName() << Registered;
+      << Rebinding->Field->getName() << Rebinding->Owner->getName()
+      << Rebinding->Registered;
 }
 
 void SharedParameterUpdateCheck::checkModuleClass(const CXXRecordDecl *Impl,

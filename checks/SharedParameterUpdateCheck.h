@@ -4,6 +4,7 @@
 #define TORCHALIAS_CHECKS_SHAREDPARAMETERUPDATECHECK_H
 
 #include "ParameterSharing.h"
+#include "ParameterUpdates.h"
 #include "WorkerEntryPoints.h"
 
 #include "AliasCheckBase.h"
@@ -37,23 +38,6 @@ public:
   void onEndOfTranslationUnit() override;
 
 private:
-  enum class SinkKind {
-    Optimizer,
-    AddParamGroup,
-    ClipGradNorm,
-    UpdateLoop,
-    ModuleLoop ///< An update loop nested in a loop over modules().
-  };
-  /// A sink that takes a parameter list: an optimizer, add_param_group or
-  /// clip_grad_norm_.
-  struct ListSink {
-    const Expr *Sink = nullptr;
-    const Expr *List = nullptr;
-    SinkKind Kind = SinkKind::Optimizer;
-    llvm::StringRef Name;
-  };
-  static std::optional<ListSink>
-  listSinkOf(const ast_matchers::BoundNodes &Nodes);
   ParameterSharingAnalysis &analysis(ASTContext &AST);
   void checkHelperCall(const CallExpr *Call, ASTContext &AST);
   void checkNode(const ast_matchers::BoundNodes &Nodes,

@@ -25,12 +25,12 @@
 //   Sequential). A variable assigned after its declaration is unknown.
 // - A list is a multiset of tensor identities, built from its initializer
 //   and, in source order, `push_back`/`emplace_back`/`insert`/`assign` of
-//   tensors, of parameter groups and of other lists' ranges (Note [Lists
-//   built step by step]), or returned by a function of the translation unit
-//   with a single `return`. A list grown any other way (a loop filtering
-//   duplicates, a conditional `push_back`, an unknown callee such as
-//   `torchalias::unique_parameters`) is unknown and never reported:
-//   precision over recall.
+//   tensors, of parameter groups and of other lists' ranges, or returned by
+//   a function of the translation unit with a single `return`
+//   (ParameterListBuilder in ParameterLists.h). A list grown any other way
+//   (a loop filtering duplicates, a conditional `push_back`, an unknown
+//   callee such as `torchalias::unique_parameters`) is unknown and never
+//   reported: precision over recall.
 // - Library modules (torch::nn::LinearImpl, ...) are assumed to register each
 //   of their tensor members as a parameter under the member's name.
 // - A constructor is chosen by its number of parameters.
@@ -133,6 +133,10 @@ struct ParameterTie {
   /// For SharedArgument: the registration both paths reach. For Overlap:
   /// the registration of the submodule.
   const RegistrationStep *Registration = nullptr;
+  /// For FilledElement: the fill the elements come from.
+  const Expr *fillSite() const {
+    return First->FillSite ? First->FillSite : Second->FillSite;
+  }
 };
 
 /// A module: its identity, the parameters it registers (directly or through
@@ -212,6 +216,9 @@ public:
                                 std::optional<unsigned> NumArgs);
 
 private:
+  /// Evaluates lists with this analysis's modules, tensors and state.
+  friend class ParameterListBuilder;
+
   ModuleValue construct(const Expr *Site, const CXXRecordDecl *Impl,
                         llvm::ArrayRef<const Expr *> Args, ObjectKey Identity);
   void readStatement(const Stmt *S, ModuleValue &Model, bool InLoop);
@@ -222,13 +229,6 @@ private:
   std::optional<ModuleValue> localModule(const VarDecl *Var, const Expr *Ref);
   void applyModuleEdits(const VarDecl *Var, ModuleValue &Value);
   std::optional<ModuleValue> elementOf(const Expr *Container);
-  std::optional<std::vector<ParameterEntry>> localList(const VarDecl *Var);
-  bool applyListMutation(const CallExpr *Call, std::vector<ParameterEntry> &List);
-  bool appendTensor(const Expr *Tensor, const CallExpr *Site,
-                    std::vector<ParameterEntry> &List);
-  std::optional<std::vector<ParameterEntry>> rangeList(const Expr *Begin,
-                                                       const Expr *End);
-  std::optional<std::vector<ParameterEntry>> returnedList(const CallExpr *Call);
   /// The modules a local container of handles holds, each with the step
   /// that put it in (two for a fill or a loop that repeats one handle).
   std::optional<std::vector<std::pair<ModuleValue, RegistrationStep>>>

@@ -4,6 +4,8 @@
 
 #include "TensorModel.h"
 
+#include "clang/AST/ASTContext.h"
+
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/StmtCXX.h"
 
@@ -151,6 +153,92 @@ bool assignsHeldTensor(const CXXOperatorCallExpr *Assign,
     Value = skipHandleCopies(Returned);
   }
   return Value && isSameExpression(Value, Assign->getArg(0), AST);
+}
+
+std::optional<ListSink> listSinkOf(const ast_matchers::BoundNodes &Nodes) {
+  if (const auto *Construct = Nodes.getNodeAs<CXXConstructExpr>(OptimizerId)) {
+    const CXXRecordDecl *Optimizer = Construct->getConstructor()->getParent();
+    return ListSink{Construct, Construct->getArg(0), SinkKind::Optimizer,
+                    Optimizer->getName()};
+  }
+  if (const auto *Factory = Nodes.getNodeAs<CallExpr>(OptimizerFactoryId)) {
+    const auto *Optimizer = Factory->getDirectCallee()
+                                ->getTemplateSpecializationArgs()
+                                ->get(0)
+                                .getAsType()
+                                ->getAsCXXRecordDecl();
+    return ListSink{Factory, Factory->getArg(0), SinkKind::Optimizer,
+                    Optimizer->getName()};
+  }
+  if (const auto *Call = Nodes.getNodeAs<CXXMemberCallExpr>(AddGroupId))
+    return ListSink{Call, Call->getArg(0), SinkKind::AddParamGroup,
+                    "add_param_group"};
+  if (const auto *Clip = Nodes.getNodeAs<CallExpr>(ClipId))
+    return ListSink{Clip, Clip->getArg(0), SinkKind::ClipGradNorm,
+                    "clip_grad_norm_"};
+  return std::nullopt;
+}
+
+const FunctionDecl *moduleHelperDefinition(const CallExpr *Call) {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  const FunctionDecl *Definition = nullptr;
+  if (!Callee || !Callee->hasBody(Definition) || isLibtorchDecl(Callee) ||
+      Callee->isInStdNamespace() ||
+      llvm::none_of(Call->arguments(), [](const Expr *Arg) {
+        return moduleImplOf(Arg->getType()) != nullptr;
+      }))
+    return nullptr;
+  return Definition;
+}
+
+std::optional<std::vector<ParameterEntry>>
+listTiedThroughHelper(const ListSink &Sink, const CallExpr *Call,
+                      ParameterSharingAnalysis &Sharing) {
+  std::optional<std::vector<ParameterEntry>> Own =
+      Sharing.parameterList(Sink.List);
+  if (Own && ParameterSharingAnalysis::firstTie(*Own))
+    return std::nullopt;
+  std::optional<std::vector<ParameterEntry>> List =
+      Sharing.parameterListThrough(Sink.List, Call);
+  if (!List || !ParameterSharingAnalysis::firstTie(*List))
+    return std::nullopt;
+  return List;
+}
+
+std::optional<MemberRebinding>
+memberRebinding(const CXXOperatorCallExpr *Assign, const FunctionDecl *Function,
+                AliasAnalysisContext &Aliases, ParameterSharingAnalysis &Sharing) {
+  const auto *Member = cast<MemberExpr>(Assign->getArg(0)->IgnoreImplicit());
+  const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl());
+  if (!Field || !isTensorType(Field->getType()))
+    return std::nullopt;
+  const auto *Owner = dyn_cast<CXXRecordDecl>(Field->getParent());
+  if (!isModuleClass(Owner))
+    return std::nullopt;
+  // A constructor binding its own members is how registration is written.
+  if (isa<CXXThisExpr>(Member->getBase()->IgnoreImplicit()) &&
+      isa_and_nonnull<CXXConstructorDecl>(Function))
+    return std::nullopt;
+  const auto *Rhs = dyn_cast<CXXMemberCallExpr>(
+      skipModuleHandleCopies(Assign->getArg(1)));
+  if (Rhs && Rhs->getMethodDecl() && Rhs->getMethodDecl()->getIdentifier() &&
+      Rhs->getMethodDecl()->getName() == "register_parameter")
+    return std::nullopt;
+  if (assignsHeldTensor(Assign, Aliases, Sharing.ast()))
+    return std::nullopt;
+  std::string Registered;
+  if (isLibtorchDecl(Owner)) {
+    if (Field->getAccess() == AS_public)
+      Registered = Field->getName().str();
+  } else if (const ModuleValue *Model =
+                 Sharing.classModel(Owner, std::nullopt)) {
+    auto It = Model->RegisteredFields.find(Field);
+    if (It != Model->RegisteredFields.end())
+      Registered = It->second;
+  }
+  if (Registered.empty())
+    return std::nullopt;
+  return MemberRebinding{Field, Owner, std::move(Registered)};
 }
 
 } // namespace clang::tidy::libtorch

@@ -1,11 +1,12 @@
 //===- ParameterUpdates.h - how code updates module parameters -*- C++ -*-===//
 //
-// Two ways code updates the parameters of a module besides an optimizer,
-// for libtorch-shared-parameter-update: a loop that writes each tensor of a
-// parameter list in place (the check then looks for duplicates in that list,
-// as in the list an optimizer is built from), and an assignment to a
-// parameter member, which rebinds the member unless it assigns the tensor
-// the member already holds.
+// How code updates the parameters of a module, for
+// libtorch-shared-parameter-update: the sinks that take a parameter list (an
+// optimizer, add_param_group, clip_grad_norm_), also inside a helper given
+// the module; a loop that writes each tensor of a parameter list in place
+// (the check then looks for duplicates in that list, as in the list an
+// optimizer is built from); and an assignment to a parameter member, which
+// rebinds the member unless it assigns the tensor the member already holds.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,11 +17,53 @@
 #include "ParameterSharing.h"
 
 #include "clang/AST/ExprCXX.h"
+#include "clang/ASTMatchers/ASTMatchers.h"
 
 #include <optional>
 #include <string>
 
 namespace clang::tidy::libtorch {
+
+/// What updates the parameters of a list; the order is that of the
+/// check's %select.
+enum class SinkKind {
+  Optimizer,
+  AddParamGroup,
+  ClipGradNorm,
+  UpdateLoop,
+  ModuleLoop ///< An update loop nested in a loop over modules().
+};
+
+/// A sink that takes a parameter list: an optimizer, add_param_group or
+/// clip_grad_norm_.
+struct ListSink {
+  const Expr *Sink = nullptr;
+  const Expr *List = nullptr;
+  SinkKind Kind = SinkKind::Optimizer;
+  llvm::StringRef Name;
+};
+
+/// The IDs the check's sink matcher binds the list sinks to.
+inline constexpr llvm::StringLiteral OptimizerId = "optimizer";
+inline constexpr llvm::StringLiteral OptimizerFactoryId = "optimizer-factory";
+inline constexpr llvm::StringLiteral AddGroupId = "add-param-group";
+inline constexpr llvm::StringLiteral ClipId = "clip";
+
+/// The list sink a match binds (to the IDs above), if it binds one.
+std::optional<ListSink> listSinkOf(const ast_matchers::BoundNodes &Nodes);
+
+/// The definition of the callee of Call when Call passes a module to a
+/// function of the translation unit, which may build an optimizer from it
+/// (Note [Sinks in helper functions]); null otherwise.
+const FunctionDecl *moduleHelperDefinition(const CallExpr *Call);
+
+/// The list Sink, a list sink in the body of Call's callee, holds when the
+/// callee's module parameters are the modules Call passes, if it holds one
+/// tensor twice there and not already in the callee (a tie reported in the
+/// callee).
+std::optional<std::vector<ParameterEntry>>
+listTiedThroughHelper(const ListSink &Sink, const CallExpr *Call,
+                      ParameterSharingAnalysis &Sharing);
 
 /// An in-place write of each element of a parameter list, in a loop.
 struct LoopUpdate {
@@ -56,6 +99,22 @@ std::optional<LoopUpdate> findLoopUpdate(const Stmt *Loop,
 /// its registration still names the member's tensor.
 bool assignsHeldTensor(const CXXOperatorCallExpr *Assign,
                        AliasAnalysisContext &Aliases, const ASTContext &AST);
+
+/// An assignment to a registered parameter member that rebinds it: the
+/// module computes with the new tensor, its registration keeps the old one.
+struct MemberRebinding {
+  const FieldDecl *Field = nullptr;
+  const CXXRecordDecl *Owner = nullptr;
+  std::string Registered; ///< The name the member is registered under.
+};
+
+/// Whether Assign (`m->weight = t`, in Function) rebinds a tensor member a
+/// module class registers as a parameter. Not in a constructor binding its
+/// own members, nor for `register_parameter`'s result or the tensor the
+/// member already holds.
+std::optional<MemberRebinding>
+memberRebinding(const CXXOperatorCallExpr *Assign, const FunctionDecl *Function,
+                AliasAnalysisContext &Aliases, ParameterSharingAnalysis &Sharing);
 
 } // namespace clang::tidy::libtorch
 

@@ -1,0 +1,339 @@
+//===- ParameterLists.cpp - the tensors a parameter list holds ------------===//
+
+#include "ParameterLists.h"
+
+#include "TensorModel.h"
+
+#include "clang/AST/StmtCXX.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
+
+#include <functional>
+
+namespace clang::tidy::libtorch {
+
+using detail::boolArgument;
+using detail::isContainerMutation;
+using detail::isStdContainer;
+using detail::methodOf;
+using detail::prefix;
+using detail::rebase;
+
+// Note [Lists built step by step]
+// A local list is its initializer, then each mutation found in its function
+// in source order: `push_back`/`emplace_back` of a tensor or of a parameter
+// group (or the list a group is built from), `insert` of a tensor, a brace
+// list or another list's `begin()`/`end()` range, and `assign` of a range,
+// which replaces what came before. Pushing the variable of a range-for adds
+// the whole range, but only from a loop body with no branch, `continue`,
+// `break` or `return`: a filtered loop (de-duplication by TensorImpl,
+// weight-decay groups split by name) adds a part we do not know, so the list
+// is unknown. Any other mutation (erase, resize, a conditional push_back of
+// the loop variable) makes the list unknown too.
+std::optional<std::vector<ParameterEntry>>
+ParameterListBuilder::localList(const VarDecl *Var) {
+  if (isa<ParmVarDecl>(Var) || !Var->getParentFunctionOrMethod())
+    return std::nullopt;
+  const FunctionIndex &Index = Sharing.indexOf(Var);
+  if (Index.Reassigned.count(Var) || Index.RangeInits.count(Var))
+    return std::nullopt;
+  std::vector<ParameterEntry> List;
+  if (const Expr *Init = Var->getInit()) {
+    const auto *Construct = dyn_cast<CXXConstructExpr>(Init->IgnoreImplicit());
+    if (!Construct || Construct->getNumArgs() != 0) {
+      std::optional<std::vector<ParameterEntry>> Initial = parameterList(Init);
+      if (!Initial)
+        return std::nullopt;
+      List = std::move(*Initial);
+    }
+  }
+  for (const CallExpr *Call : Index.Calls.lookup(Var))
+    if (isContainerMutation(Call) && !applyListMutation(Call, List))
+      return std::nullopt;
+  return List;
+}
+
+bool ParameterListBuilder::applyListMutation(
+    const CallExpr *Call, std::vector<ParameterEntry> &List) {
+  llvm::StringRef Name = methodOf(Call)->getName();
+  unsigned NumArgs = Call->getNumArgs();
+  auto Append = [&](std::optional<std::vector<ParameterEntry>> More) {
+    if (!More)
+      return false;
+    List.insert(List.end(), More->begin(), More->end());
+    return true;
+  };
+  if ((Name == "push_back" || Name == "emplace_back") && NumArgs >= 1) {
+    const Expr *Value = Call->getArg(0);
+    if (NumArgs == 1 && isTensorType(Value->getType()))
+      return appendTensor(Value, Call, List);
+    // A parameter group, or the list an emplaced group is built from.
+    return Append(parameterList(Value));
+  }
+  if (Name == "insert" && NumArgs == 3)
+    return Append(rangeList(Call->getArg(1), Call->getArg(2)));
+  if (Name == "insert" && NumArgs == 2) {
+    if (isTensorType(Call->getArg(1)->getType()))
+      return appendTensor(Call->getArg(1), Call, List);
+    return Append(parameterList(Call->getArg(1)));
+  }
+  if (Name == "assign" && NumArgs == 2) {
+    std::optional<std::vector<ParameterEntry>> Range =
+        rangeList(Call->getArg(0), Call->getArg(1));
+    if (!Range)
+      return false;
+    List = std::move(*Range);
+    return true;
+  }
+  return false;
+}
+
+/// Whether a loop body runs each of its statements once per iteration:
+/// no branch, no early exit, no nested loop.
+static bool isStraightLineBody(const Stmt *S) {
+  if (!S)
+    return true;
+  if (isa<IfStmt, SwitchStmt, ConditionalOperator, ContinueStmt, BreakStmt,
+          ReturnStmt, GotoStmt, ForStmt, CXXForRangeStmt, WhileStmt, DoStmt>(
+          S))
+    return false;
+  if (const auto *Binary = dyn_cast<BinaryOperator>(S);
+      Binary && Binary->isLogicalOp())
+    return false;
+  if (isa<LambdaExpr>(S))
+    return true;
+  return llvm::all_of(S->children(), isStraightLineBody);
+}
+
+bool ParameterListBuilder::appendTensor(const Expr *Tensor,
+                                            const CallExpr *Site,
+                                            std::vector<ParameterEntry> &List) {
+  // `push_back(p)` for each `p` of a range, or `push_back(item.value())`
+  // for each item of named_parameters().
+  const Expr *Stripped = skipModuleHandleCopies(Tensor);
+  if (const auto *Value = dyn_cast<CXXMemberCallExpr>(Stripped);
+      Value && Value->getMethodDecl() && Value->getMethodDecl()->getIdentifier() &&
+      Value->getMethodDecl()->getName() == "value" && Value->getNumArgs() == 0)
+    Stripped = skipModuleHandleCopies(Value->getImplicitObjectArgument());
+  const auto *Ref = dyn_cast<DeclRefExpr>(Stripped);
+  const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  if (Var && Var->getParentFunctionOrMethod()) {
+    const FunctionIndex &Index = Sharing.indexOf(Var);
+    if (auto Loop = Index.RangeLoops.find(Var); Loop != Index.RangeLoops.end()) {
+      if (!isStraightLineBody(Loop->second->getBody()))
+        return false;
+      std::optional<std::vector<ParameterEntry>> Range =
+          parameterList(Loop->second->getRangeInit());
+      if (!Range)
+        return false;
+      List.insert(List.end(), Range->begin(), Range->end());
+      return true;
+    }
+  }
+  RegistrationStep Step;
+  Step.Name = Sharing.nameArgument(Tensor);
+  Step.Site = Site;
+  Step.Object = Sharing.tensorKey(Tensor, &Step.View);
+  Step.Added = true;
+  ParameterEntry Entry;
+  Entry.Route.push_back(Step);
+  List.push_back(std::move(Entry));
+  return true;
+}
+
+/// `more.begin(), more.end()` (or `std::begin(more)`): the whole of `more`.
+std::optional<std::vector<ParameterEntry>>
+ParameterListBuilder::rangeList(const Expr *Begin, const Expr *End) {
+  auto RangeOf = [](const Expr *E, llvm::StringRef Which) -> const Expr * {
+    E = skipModuleHandleCopies(E);
+    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E)) {
+      const CXXMethodDecl *Method = Member->getMethodDecl();
+      if (Method && Method->getIdentifier() && Method->getName() == Which &&
+          Member->getNumArgs() == 0)
+        return Member->getImplicitObjectArgument();
+    } else if (const auto *Call = dyn_cast<CallExpr>(E)) {
+      const FunctionDecl *Callee = Call->getDirectCallee();
+      if (Callee && Callee->isInStdNamespace() && Callee->getIdentifier() &&
+          Callee->getName() == Which && Call->getNumArgs() == 1)
+        return Call->getArg(0);
+    }
+    return nullptr;
+  };
+  const Expr *From = RangeOf(Begin, "begin");
+  const Expr *To = RangeOf(End, "end");
+  if (!From || !To)
+    return std::nullopt;
+  const auto *FromRef = dyn_cast<DeclRefExpr>(skipModuleHandleCopies(From));
+  const auto *ToRef = dyn_cast<DeclRefExpr>(skipModuleHandleCopies(To));
+  // `a.begin(), b.end()` is not a range we know.
+  if (FromRef && (!ToRef || FromRef->getDecl() != ToRef->getDecl()))
+    return std::nullopt;
+  if (!FromRef && ToRef)
+    return std::nullopt;
+  return parameterList(From);
+}
+
+// Note [Lists returned by functions]
+// A call of a function of the translation unit whose body ends in its only
+// `return` of a local list (or of a parameters() call) is that list, with the
+// callee's module parameters replaced by the modules passed. Lists the callee
+// builds in a way we cannot follow (a de-duplicating loop) stay unknown.
+std::optional<std::vector<ParameterEntry>>
+ParameterListBuilder::returnedList(const CallExpr *Call) {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  const FunctionDecl *Definition = nullptr;
+  if (!Callee || isLibtorchDecl(Callee) || Callee->isInStdNamespace() ||
+      !Callee->hasBody(Definition) || !isTensorListType(Callee->getReturnType()))
+    return std::nullopt;
+  const auto *Body = dyn_cast_or_null<CompoundStmt>(Definition->getBody());
+  if (!Body || Body->body_empty())
+    return std::nullopt;
+  const auto *Return = dyn_cast<ReturnStmt>(Body->body_back());
+  unsigned Returns = 0;
+  std::function<void(const Stmt *)> Count = [&](const Stmt *S) {
+    if (!S || isa<LambdaExpr>(S))
+      return;
+    Returns += isa<ReturnStmt>(S);
+    llvm::for_each(S->children(), Count);
+  };
+  Count(Body);
+  if (!Return || Returns != 1 || !Return->getRetValue())
+    return std::nullopt;
+  std::optional<std::vector<ParameterEntry>> List =
+      parameterList(Return->getRetValue());
+  if (!List)
+    return std::nullopt;
+  llvm::DenseMap<const void *, ObjectKey> Substitution;
+  for (unsigned I = 0; I < Definition->getNumParams() && I < Call->getNumArgs();
+       ++I) {
+    const ParmVarDecl *Param = Definition->getParamDecl(I);
+    if (!moduleImplOf(Param->getType()))
+      continue;
+    std::optional<ModuleValue> Argument = Sharing.moduleValue(Call->getArg(I));
+    if (!Argument)
+      return std::nullopt;
+    Substitution[Param] = Argument->Identity;
+  }
+  RegistrationStep Returned;
+  Returned.Site = Call;
+  Returned.Returned = true;
+  for (ParameterEntry &Entry : *List) {
+    for (RegistrationStep &Step : Entry.Route)
+      Step.Object = rebase(Step.Object, Substitution);
+    Entry.Route.insert(Entry.Route.begin(), Returned);
+  }
+  return List;
+}
+
+std::optional<std::vector<ParameterEntry>>
+ParameterListBuilder::parameterList(const Expr *E) {
+  if (!E || Sharing.Depth > 24)
+    return std::nullopt;
+  ++Sharing.Depth;
+  auto Done = llvm::make_scope_exit([&] { --Sharing.Depth; });
+  E = skipModuleHandleCopies(E);
+  if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E)) {
+    const CXXMethodDecl *Method = Call->getMethodDecl();
+    if (!Method || !Method->getIdentifier())
+      return std::nullopt;
+    llvm::StringRef Name = Method->getName();
+    if (Name == "values" && isLibtorchDecl(Method))
+      return parameterList(Call->getImplicitObjectArgument());
+    if ((Name != "parameters" && Name != "named_parameters") ||
+        !isModuleClass(Method->getParent()))
+      return std::nullopt;
+    std::optional<ModuleValue> Module =
+        Sharing.moduleValue(Call->getImplicitObjectArgument());
+    if (!Module)
+      return std::nullopt;
+    bool Recurse = boolArgument(Call, 0, true);
+    std::vector<ParameterEntry> Direct;
+    for (const ParameterEntry &Entry : Module->Parameters)
+      if (Recurse || Entry.Route.size() == 1)
+        Direct.push_back(Entry);
+    std::vector<ParameterEntry> List;
+    prefix(List, Direct, RegistrationStep{"", Call, Module->Identity, nullptr});
+    return List;
+  }
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
+      return localList(Var);
+    return std::nullopt;
+  }
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+    const CXXRecordDecl *Record = Construct->getConstructor()->getParent();
+    bool IsGroup = Record->getIdentifier() &&
+                   Record->getName() == "OptimizerParamGroup" &&
+                   isLibtorchDecl(Record);
+    if (IsGroup && Construct->getNumArgs() >= 1)
+      return parameterList(Construct->getArg(0));
+    if (isStdContainer(Record) && Construct->getNumArgs() >= 1 &&
+        isa<CXXStdInitializerListExpr>(Construct->getArg(0)->IgnoreImplicit()))
+      return parameterList(Construct->getArg(0));
+    // `return list;` copies or moves the local.
+    if (isStdContainer(Record) && Construct->getNumArgs() == 1 &&
+        Construct->getConstructor()->isCopyOrMoveConstructor())
+      return parameterList(Construct->getArg(0));
+    return std::nullopt;
+  }
+  if (const auto *List = dyn_cast<CXXStdInitializerListExpr>(E))
+    return parameterList(List->getSubExpr());
+  if (const auto *Call = dyn_cast<CallExpr>(E);
+      Call && !isa<CXXMemberCallExpr, CXXOperatorCallExpr>(Call))
+    return returnedList(Call);
+  if (const auto *Init = dyn_cast<InitListExpr>(E)) {
+    std::vector<ParameterEntry> Result;
+    for (const Expr *Element : Init->inits()) {
+      if (isTensorType(Element->getType())) {
+        RegistrationStep Step;
+        Step.Name = Sharing.nameArgument(Element);
+        Step.Site = Element;
+        Step.Object = Sharing.tensorKey(Element, &Step.View);
+        ParameterEntry Entry;
+        Entry.Route.push_back(Step);
+        Result.push_back(std::move(Entry));
+        continue;
+      }
+      std::optional<std::vector<ParameterEntry>> Part = parameterList(Element);
+      if (!Part)
+        return std::nullopt;
+      Result.insert(Result.end(), Part->begin(), Part->end());
+    }
+    return Result;
+  }
+  return std::nullopt;
+}
+
+// Note [Sinks in helper functions]
+// `auto opt = make_optimizer(model);`, where the helper builds an optimizer
+// from its parameter's groups, is a sink at the call: the list in the helper
+// is evaluated with the parameter standing for the caller's module, so that
+// sharing the caller built (`Sequential(shared, shared)`) is seen. Only the
+// module parameters are bound; the helper's other arguments, and helpers of
+// helpers, are not followed.
+std::optional<std::vector<ParameterEntry>>
+ParameterListBuilder::parameterListThrough(const Expr *List,
+                                               const CallExpr *Call) {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  const FunctionDecl *Definition = nullptr;
+  if (!Callee || !Callee->hasBody(Definition) || !Sharing.Bound.empty())
+    return std::nullopt;
+  llvm::DenseMap<const VarDecl *, std::shared_ptr<const ModuleValue>> Bindings;
+  for (unsigned I = 0; I < Definition->getNumParams() && I < Call->getNumArgs();
+       ++I) {
+    const ParmVarDecl *Param = Definition->getParamDecl(I);
+    if (!moduleImplOf(Param->getType()))
+      continue;
+    std::optional<ModuleValue> Argument = Sharing.moduleValue(Call->getArg(I));
+    if (!Argument)
+      return std::nullopt;
+    Bindings[Param] = std::make_shared<const ModuleValue>(std::move(*Argument));
+  }
+  if (Bindings.empty())
+    return std::nullopt;
+  Sharing.Bound = std::move(Bindings);
+  auto Unbind = llvm::make_scope_exit([&] { Sharing.Bound.clear(); });
+  return parameterList(List);
+}
+
+} // namespace clang::tidy::libtorch

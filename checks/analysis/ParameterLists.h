@@ -1,0 +1,86 @@
+//===- ParameterLists.h - the tensors a parameter list holds ----*- C++ -*-===//
+
+#ifndef TORCHALIAS_ANALYSIS_PARAMETERLISTS_H
+#define TORCHALIAS_ANALYSIS_PARAMETERLISTS_H
+
+#include "ParameterSharing.h"
+
+#include "clang/AST/ExprCXX.h"
+
+#include <optional>
+#include <vector>
+
+namespace clang::tidy::libtorch {
+
+/// Evaluates a parameter list expression to the multiset of tensors it holds,
+/// for ParameterSharingAnalysis::parameterList and parameterListThrough.
+///
+/// Problem: the list an optimizer, add_param_group or clip_grad_norm_ gets
+/// is rarely a bare `m->parameters()`. Code builds it: a local vector grown
+/// with `push_back`/`emplace_back`/`insert`/`assign`, a brace list of
+/// parameter groups, a list returned by a function of the translation unit,
+/// a list a helper builds from the module it is given. A tensor the list
+/// holds twice is stepped twice.
+///
+/// Simplification: a list is its initializer, then its mutations in source
+/// order (Note [Lists built step by step]); a call of a function of the
+/// translation unit with a single `return` is the list returned, with the
+/// callee's module parameters replaced by the modules passed (Note [Lists
+/// returned by functions]); a helper's list is evaluated with its module
+/// parameters bound to a caller's modules (Note [Sinks in helper functions]).
+/// Modules and tensors are evaluated by the ParameterSharingAnalysis that
+/// owns the builder, which keeps all state: a builder is a view of it.
+///
+/// Limitation: flow-insensitive. A list grown any other way (a loop that
+/// filters duplicates, a conditional `push_back`, erase or resize, an unknown
+/// callee such as `torchalias::unique_parameters`), or a variable assigned
+/// after its declaration, is unknown and never reported: precision over
+/// recall. Helpers of helpers and a helper's other arguments are not
+/// followed.
+class ParameterListBuilder {
+public:
+  explicit ParameterListBuilder(ParameterSharingAnalysis &Sharing)
+      : Sharing(Sharing) {}
+
+  /// See ParameterSharingAnalysis::parameterList.
+  std::optional<std::vector<ParameterEntry>> parameterList(const Expr *E);
+  /// See ParameterSharingAnalysis::parameterListThrough.
+  std::optional<std::vector<ParameterEntry>>
+  parameterListThrough(const Expr *List, const CallExpr *Call);
+
+private:
+  using FunctionIndex = ParameterSharingAnalysis::FunctionIndex;
+
+  std::optional<std::vector<ParameterEntry>> localList(const VarDecl *Var);
+  bool applyListMutation(const CallExpr *Call, std::vector<ParameterEntry> &List);
+  bool appendTensor(const Expr *Tensor, const CallExpr *Site,
+                    std::vector<ParameterEntry> &List);
+  std::optional<std::vector<ParameterEntry>> rangeList(const Expr *Begin,
+                                                       const Expr *End);
+  std::optional<std::vector<ParameterEntry>> returnedList(const CallExpr *Call);
+
+  ParameterSharingAnalysis &Sharing;
+};
+
+/// Helpers private to ParameterSharing.cpp and ParameterLists.cpp.
+namespace detail {
+const CXXMethodDecl *methodOf(const CallExpr *Call);
+/// Whether Record is std::vector, std::deque or std::list.
+bool isStdContainer(const CXXRecordDecl *Record);
+/// Whether a call's name says it mutates a standard container.
+bool isContainerMutation(const CallExpr *Call);
+/// The value of a `bool` argument written as a literal (`parameters(false)`),
+/// or Default.
+bool boolArgument(const CallExpr *Call, unsigned Index, bool Default);
+/// Appends each of Entries to Out, its route prefixed by Step.
+void prefix(std::vector<ParameterEntry> &Out,
+            const std::vector<ParameterEntry> &Entries,
+            const RegistrationStep &Step);
+/// Key with its root replaced as Substitution says.
+ObjectKey rebase(const ObjectKey &Key,
+                 const llvm::DenseMap<const void *, ObjectKey> &Substitution);
+} // namespace detail
+
+} // namespace clang::tidy::libtorch
+
+#endif
