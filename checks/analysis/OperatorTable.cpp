@@ -1,6 +1,7 @@
 //===- OperatorTable.cpp - aten:: operator facts from PyTorch's schemas ---===//
 
 #include "OperatorTable.h"
+#include "GeneratedTable.h"
 #include "Compat.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -19,8 +20,7 @@ const char BuiltinTable[] =
     ;
 
 llvm::Error tableError(const llvm::Twine &Message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 "operator table: " + Message);
+  return generatedTableError("operator table", Message);
 }
 
 std::optional<unsigned> argumentIndex(const OperatorOverload &Op,
@@ -101,30 +101,19 @@ bool CallEffect::writesArgument(unsigned Position) const {
 
 llvm::Expected<std::shared_ptr<const OperatorTable>>
 OperatorTable::parse(llvm::StringRef JSON) {
-  llvm::Expected<llvm::json::Value> Root = llvm::json::parse(JSON);
-  if (!Root)
-    return tableError(llvm::toString(Root.takeError()));
-  const llvm::json::Object *Object = Root->getAsObject();
-  const llvm::json::Array *Operators =
-      Object ? Object->getArray("operators") : nullptr;
-  if (!Operators)
-    return tableError("expected an object with an 'operators' array");
-  if (compat::valueOr(Object->getInteger("format"), 0) != 1)
-    return tableError("unsupported format; regenerate the table with this "
-                      "release's torchalias-gen-operator-table");
-
   auto Table = std::make_shared<OperatorTable>();
-  Table->LibtorchVersion = compat::valueOr(Object->getString("libtorch"), "").str();
-  for (const llvm::json::Value &Value : *Operators) {
-    const llvm::json::Object *Entry = Value.getAsObject();
-    if (!Entry)
-      return tableError("every operator must be an object");
-    llvm::Expected<OperatorOverload> Op = readOverload(*Entry);
+  auto ReadOperator = [&](const llvm::json::Object &Entry) -> llvm::Error {
+    llvm::Expected<OperatorOverload> Op = readOverload(Entry);
     if (!Op)
       return Op.takeError();
-    Table->ByName[*Entry->getString("name")].push_back(std::move(*Op));
+    Table->ByName[*Entry.getString("name")].push_back(std::move(*Op));
     ++Table->NumOverloads;
-  }
+    return llvm::Error::success();
+  };
+  if (llvm::Error E = readGeneratedTable(JSON, "operator table",
+                                         "torchalias-gen-operator-table",
+                                         Table->LibtorchVersion, ReadOperator))
+    return std::move(E);
   return std::shared_ptr<const OperatorTable>(std::move(Table));
 }
 

@@ -1,7 +1,7 @@
 //===- OverlapSemantics.cpp - which overlaps libtorch's operators reject --===//
 
 #include "OverlapSemantics.h"
-#include "Compat.h"
+#include "GeneratedTable.h"
 
 #include "llvm/Support/JSON.h"
 
@@ -14,8 +14,7 @@ const char BuiltinOverlapTable[] =
     ;
 
 llvm::Error overlapTableError(const llvm::Twine &Message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 "overlap table: " + Message);
+  return generatedTableError("overlap table", Message);
 }
 
 std::string factKey(llvm::StringRef Operator, llvm::StringRef Destination,
@@ -51,21 +50,7 @@ OverlapVerdict merge(OverlapVerdict Seen, OverlapVerdict New) {
 
 llvm::Expected<std::shared_ptr<const OverlapSemantics>>
 OverlapSemantics::parse(llvm::StringRef JSON) {
-  llvm::Expected<llvm::json::Value> Root = llvm::json::parse(JSON);
-  if (!Root)
-    return overlapTableError(llvm::toString(Root.takeError()));
-  const llvm::json::Object *Object = Root->getAsObject();
-  const llvm::json::Array *Operators =
-      Object ? Object->getArray("operators") : nullptr;
-  if (!Operators)
-    return overlapTableError("expected an object with an 'operators' array");
-  if (compat::valueOr(Object->getInteger("format"), 0) != 1)
-    return overlapTableError("unsupported format; regenerate the table with "
-                             "this release's torchalias-gen-overlap-semantics");
-
   auto Table = std::make_shared<OverlapSemantics>();
-  Table->LibtorchVersion =
-      compat::valueOr(Object->getString("libtorch"), "").str();
   auto AddInputs = [&](llvm::StringRef Name, llvm::StringRef Destination,
                        const llvm::json::Object &Inputs) -> llvm::Error {
     for (const auto &[Input, Value] : Inputs) {
@@ -87,30 +72,31 @@ OverlapSemantics::parse(llvm::StringRef JSON) {
     }
     return llvm::Error::success();
   };
-  for (const llvm::json::Value &Value : *Operators) {
-    const llvm::json::Object *Entry = Value.getAsObject();
-    std::optional<llvm::StringRef> Name =
-        Entry ? Entry->getString("name") : std::nullopt;
-    std::optional<llvm::StringRef> Destination =
-        Entry ? Entry->getString("destination") : std::nullopt;
-    const llvm::json::Object *Inputs =
-        Entry ? Entry->getObject("inputs") : nullptr;
+  auto ReadOperator = [&](const llvm::json::Object &Entry) -> llvm::Error {
+    std::optional<llvm::StringRef> Name = Entry.getString("name");
+    std::optional<llvm::StringRef> Destination = Entry.getString("destination");
+    const llvm::json::Object *Inputs = Entry.getObject("inputs");
     if (!Name || !Destination || !Inputs)
       return overlapTableError(
           "every operator needs 'name', 'destination' and 'inputs'");
     if (llvm::Error E = AddInputs(*Name, *Destination, *Inputs))
-      return std::move(E);
-    if (const llvm::json::Object *Others = Entry->getObject("other_destinations"))
+      return E;
+    if (const llvm::json::Object *Others = Entry.getObject("other_destinations"))
       for (const auto &[Other, OtherInputs] : *Others) {
         const llvm::json::Object *Object = OtherInputs.getAsObject();
         if (!Object)
           return overlapTableError("'other_destinations' of '" + *Name +
                                    "' must map names to inputs");
         if (llvm::Error E = AddInputs(*Name, Other, *Object))
-          return std::move(E);
+          return E;
       }
     ++Table->NumOverloads;
-  }
+    return llvm::Error::success();
+  };
+  if (llvm::Error E = readGeneratedTable(JSON, "overlap table",
+                                         "torchalias-gen-overlap-semantics",
+                                         Table->LibtorchVersion, ReadOperator))
+    return std::move(E);
   return std::shared_ptr<const OverlapSemantics>(std::move(Table));
 }
 

@@ -1,6 +1,7 @@
 //===- SavedTensors.cpp - what autograd saves for backward, per operator --===//
 
 #include "SavedTensors.h"
+#include "GeneratedTable.h"
 #include "Compat.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -15,8 +16,7 @@ const char BuiltinSavedTensors[] =
     ;
 
 llvm::Error tableError(const llvm::Twine &Message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 "saved-tensor table: " + Message);
+  return generatedTableError("saved-tensor table", Message);
 }
 
 llvm::Expected<SavedTensorEntry> readEntry(const llvm::json::Object &Object) {
@@ -91,31 +91,19 @@ bool SavedOperands::savesInput(unsigned Position) const {
 
 llvm::Expected<std::shared_ptr<const SavedTensorTable>>
 SavedTensorTable::parse(llvm::StringRef JSON) {
-  llvm::Expected<llvm::json::Value> Root = llvm::json::parse(JSON);
-  if (!Root)
-    return tableError(llvm::toString(Root.takeError()));
-  const llvm::json::Object *Object = Root->getAsObject();
-  const llvm::json::Array *Operators =
-      Object ? Object->getArray("operators") : nullptr;
-  if (!Operators)
-    return tableError("expected an object with an 'operators' array");
-  if (compat::valueOr(Object->getInteger("format"), 0) != 1)
-    return tableError("unsupported format; regenerate the table with this "
-                      "release's torchalias-gen-saved-tensors");
-
   auto Table = std::make_shared<SavedTensorTable>();
-  Table->LibtorchVersion =
-      compat::valueOr(Object->getString("libtorch"), "").str();
-  for (const llvm::json::Value &Value : *Operators) {
-    const llvm::json::Object *Entry = Value.getAsObject();
-    if (!Entry)
-      return tableError("every operator must be an object");
-    llvm::Expected<SavedTensorEntry> Saved = readEntry(*Entry);
+  auto ReadOperator = [&](const llvm::json::Object &Entry) -> llvm::Error {
+    llvm::Expected<SavedTensorEntry> Saved = readEntry(Entry);
     if (!Saved)
       return Saved.takeError();
-    Table->ByName[*Entry->getString("name")].push_back(std::move(*Saved));
+    Table->ByName[*Entry.getString("name")].push_back(std::move(*Saved));
     ++Table->NumOverloads;
-  }
+    return llvm::Error::success();
+  };
+  if (llvm::Error E = readGeneratedTable(JSON, "saved-tensor table",
+                                         "torchalias-gen-saved-tensors",
+                                         Table->LibtorchVersion, ReadOperator))
+    return std::move(E);
   return std::shared_ptr<const SavedTensorTable>(std::move(Table));
 }
 
