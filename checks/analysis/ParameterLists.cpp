@@ -90,6 +90,25 @@ bool ParameterListBuilder::applyListMutation(
 
 /// Whether a loop body runs each of its statements once per iteration:
 /// no branch, no early exit, no nested loop.
+/// The modules a call passes for the module parameters of Definition, in
+/// order; none when one of them is not a known module.
+std::optional<ParameterListBuilder::ModuleArguments>
+ParameterListBuilder::moduleArguments(const FunctionDecl *Definition,
+                                      const CallExpr *Call) {
+  ModuleArguments Arguments;
+  for (unsigned I = 0; I < Definition->getNumParams() && I < Call->getNumArgs();
+       ++I) {
+    const ParmVarDecl *Param = Definition->getParamDecl(I);
+    if (!moduleImplOf(Param->getType()))
+      continue;
+    std::optional<ModuleValue> Argument = Sharing.moduleValue(Call->getArg(I));
+    if (!Argument)
+      return std::nullopt;
+    Arguments.emplace_back(Param, std::move(*Argument));
+  }
+  return Arguments;
+}
+
 static bool isStraightLineBody(const Stmt *S) {
   if (!S)
     return true;
@@ -203,17 +222,12 @@ ParameterListBuilder::returnedList(const CallExpr *Call) {
       parameterList(Return->getRetValue());
   if (!List)
     return std::nullopt;
+  std::optional<ModuleArguments> Arguments = moduleArguments(Definition, Call);
+  if (!Arguments)
+    return std::nullopt;
   llvm::DenseMap<const void *, ObjectKey> Substitution;
-  for (unsigned I = 0; I < Definition->getNumParams() && I < Call->getNumArgs();
-       ++I) {
-    const ParmVarDecl *Param = Definition->getParamDecl(I);
-    if (!moduleImplOf(Param->getType()))
-      continue;
-    std::optional<ModuleValue> Argument = Sharing.moduleValue(Call->getArg(I));
-    if (!Argument)
-      return std::nullopt;
-    Substitution[Param] = Argument->Identity;
-  }
+  for (auto &[Param, Argument] : *Arguments)
+    Substitution[Param] = Argument.Identity;
   RegistrationStep Returned;
   Returned.Site = Call;
   Returned.Returned = true;
@@ -318,17 +332,12 @@ ParameterListBuilder::parameterListThrough(const Expr *List,
   const FunctionDecl *Definition = nullptr;
   if (!Callee || !Callee->hasBody(Definition) || !Sharing.Bound.empty())
     return std::nullopt;
+  std::optional<ModuleArguments> Arguments = moduleArguments(Definition, Call);
+  if (!Arguments)
+    return std::nullopt;
   llvm::DenseMap<const VarDecl *, std::shared_ptr<const ModuleValue>> Bindings;
-  for (unsigned I = 0; I < Definition->getNumParams() && I < Call->getNumArgs();
-       ++I) {
-    const ParmVarDecl *Param = Definition->getParamDecl(I);
-    if (!moduleImplOf(Param->getType()))
-      continue;
-    std::optional<ModuleValue> Argument = Sharing.moduleValue(Call->getArg(I));
-    if (!Argument)
-      return std::nullopt;
-    Bindings[Param] = std::make_shared<const ModuleValue>(std::move(*Argument));
-  }
+  for (auto &[Param, Argument] : *Arguments)
+    Bindings[Param] = std::make_shared<const ModuleValue>(std::move(Argument));
   if (Bindings.empty())
     return std::nullopt;
   Sharing.Bound = std::move(Bindings);

@@ -8,6 +8,7 @@
 #include "clang/AST/ExprCXX.h"
 
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace clang::tidy::libtorch {
@@ -50,6 +51,11 @@ public:
 
 private:
   using FunctionIndex = ParameterSharingAnalysis::FunctionIndex;
+  using ModuleArguments =
+      llvm::SmallVector<std::pair<const ParmVarDecl *, ModuleValue>, 2>;
+
+  std::optional<ModuleArguments> moduleArguments(const FunctionDecl *Definition,
+                                                 const CallExpr *Call);
 
   std::optional<std::vector<ParameterEntry>> localList(const VarDecl *Var);
   bool applyListMutation(const CallExpr *Call, std::vector<ParameterEntry> &List);
