@@ -16,7 +16,7 @@ if tidy not in ("plugin", "driver"):
 config.name = "torchalias-" + tidy
 config.test_format = lit.formats.ShTest(True)
 config.suffixes = [".cpp", ".test"]
-config.excludes = ["Inputs", "bench", "unit", "gpu", "cmake", "clangd"]
+config.excludes = ["Inputs", "bench", "blind", "unit", "gpu", "cmake", "clangd"]
 # The `torchalias check` tests (test/check/) run the runner, not a clang-tidy:
 # once is enough, in the plugin flavour.
 if tidy == "driver" or not config.torchalias:
