@@ -1,12 +1,12 @@
 //===- DetachedWriteCheck.cpp - libtorch-detached-write -------------------===//
 
 #include "DetachedWriteCheck.h"
+#include "IntendedWrites.h"
 #include "SavedTensors.h"
-
-#include "clang/AST/ParentMap.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMap.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Lexer.h"
 
@@ -146,15 +146,6 @@ void DetachedWriteCheck::noteSave(const SavedTensor &Save) {
       << Save.Definite;
 }
 
-/// Whether the value of E is used: not a discarded statement.
-static bool isResultUsed(const Expr *E, const ParentMap &Parents) {
-  const Stmt *Parent = Parents.getParent(E);
-  while (Parent && isa<ExprWithCleanups, MaterializeTemporaryExpr,
-                       ImplicitCastExpr, CXXBindTemporaryExpr>(Parent))
-    Parent = Parents.getParent(Parent);
-  return Parent && !isa<CompoundStmt>(Parent);
-}
-
 // Note [Clone after detach]
 // `detach().clone()` is the copy the author meant. It is offered where the
 // detached tensor is kept: it initialises or is assigned to a variable, or
@@ -169,7 +160,7 @@ std::optional<FixItHint> DetachedWriteCheck::cloneAtDetach(const WriteEvent &Wri
   ParentMap Parents(const_cast<Stmt *>(Write.Owner->function()->getBody()));
   bool Kept = Write.Owner->viewBinding(Site) != nullptr ||
               (skipHandleCopies(Write.Target) == Site &&
-               isResultUsed(Write.Call, Parents));
+               !isDiscarded(Write.Call, Parents));
   if (!Kept)
     return std::nullopt;
   return appendClone(Site, AST.getSourceManager(), getLangOpts());

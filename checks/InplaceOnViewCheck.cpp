@@ -36,7 +36,7 @@ void InplaceOnViewCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   WriteChains Chains;
   for (const WriteEvent &Write : Analysis->writes())
-    if (shouldReport(Write) && !Chains.continuesReported(Write))
+    if (shouldReport(Write, *Analysis) && !Chains.continuesReported(Write))
       report(Write);
 }
 
@@ -44,30 +44,45 @@ void InplaceOnViewCheck::onEndOfTranslationUnit() {
   AliasCheckBase::onEndOfTranslationUnit();
   FixedSites.clear();
   Parameters.reset();
+  Intended.reset();
   Autograd.reset();
   AutogradFunction = nullptr;
 }
 
-bool InplaceOnViewCheck::isOutputParameter(const ValueDecl *Root,
-                                           const FunctionDecl *Function) const {
+IntendedWrites &InplaceOnViewCheck::intended(ASTContext &AST) {
+  if (!Intended)
+    Intended = std::make_unique<IntendedWrites>(aliasContext(AST));
+  return *Intended;
+}
+
+/// Note [Output parameters], and the conventions a user can name.
+bool InplaceOnViewCheck::isOutputParameter(
+    const ValueDecl *Root, const FunctionAliasAnalysis &Analysis) {
+  const auto *Param = dyn_cast_or_null<ParmVarDecl>(Root);
+  if (!Param)
+    return false;
+  IntendedWrites &Facts = intended(Param->getASTContext());
+  if (Facts.treatsAsReadOnly(Param))
+    return false;
   // ATen's convention: `foo_` and `foo_out` write their arguments on purpose.
+  const FunctionDecl *Function = Analysis.function();
   if (Function->getIdentifier()) {
     StringRef Name = Function->getName();
     if (compat::endsWith(Name, "_") || compat::endsWith(Name, "_out") ||
         compat::endsWith(Name, "_outf"))
       return true;
   }
-  const auto *Param = dyn_cast_or_null<ParmVarDecl>(Root);
-  if (!Param)
-    return false;
   QualType Type = Param->getType();
   if (Type->isLValueReferenceType() &&
       !Type.getNonReferenceType().isConstQualified())
     return true;
-  return llvm::is_contained(OutputParameterNames, Param->getName());
+  if (llvm::is_contained(OutputParameterNames, Param->getName()))
+    return true;
+  return Facts.outputEvidence(Param, Analysis) != OutputEvidence::None;
 }
 
-bool InplaceOnViewCheck::shouldReport(const WriteEvent &Write) {
+bool InplaceOnViewCheck::shouldReport(const WriteEvent &Write,
+                                      const FunctionAliasAnalysis &Analysis) {
   const AliasValue &Value = Write.Value;
   if (!Value.isView() || Value.Rel == Relation::Detached)
     return false;
@@ -75,14 +90,20 @@ bool InplaceOnViewCheck::shouldReport(const WriteEvent &Write) {
     return true;
   if (!Value.Root)
     return false;
-  const FunctionDecl *Function = Write.Owner->enclosingFunction();
+  ASTContext &AST = Value.Root->getASTContext();
+  bool CopiedBack =
+      Value.Rel == Relation::MayAlias && intended(AST).isCopiedBack(Write);
   switch (Value.RootOrigin) {
   case Origin::CallerOwned:
-    return !isOutputParameter(Value.Root, Function);
+    // A may-alias write into an output misses it when the layout makes a
+    // copy, so only a copy back makes it safe.
+    if (Value.Rel == Relation::MayAlias)
+      return !CopiedBack;
+    return !isOutputParameter(Value.Root, Analysis);
   case Origin::ObjectState:
     return stateHazard(Write) != StateHazard::None;
   case Origin::Fresh:
-    if (Value.Rel == Relation::MayAlias || WarnOnLocalBuffers)
+    if ((Value.Rel == Relation::MayAlias && !CopiedBack) || WarnOnLocalBuffers)
       return Write.Owner->isReferencedAfter(Write, Value.Root);
     return false;
   case Origin::External:

@@ -5,6 +5,7 @@
 
 #include "AliasCheckBase.h"
 #include "AutogradAnalysis.h"
+#include "IntendedWrites.h"
 #include "ParameterSharing.h"
 
 #include <string>
@@ -32,8 +33,10 @@ private:
   enum class StateHazard { None, HandedOut, EscapedBefore, TrackedParameter };
 
   bool isOutputParameter(const ValueDecl *Root,
-                         const FunctionDecl *Function) const;
-  bool shouldReport(const WriteEvent &Write);
+                         const FunctionAliasAnalysis &Analysis);
+  bool shouldReport(const WriteEvent &Write,
+                    const FunctionAliasAnalysis &Analysis);
+  IntendedWrites &intended(ASTContext &AST);
   StateHazard stateHazard(const WriteEvent &Write);
   const EscapeEvent *escapeBefore(const WriteEvent &Write) const;
   bool isRegisteredParameter(const FieldDecl *Field);
@@ -46,6 +49,7 @@ private:
   const std::vector<StringRef> OutputParameterNames;
   llvm::DenseSet<const Expr *> FixedSites;
   std::unique_ptr<ParameterSharingAnalysis> Parameters;
+  std::unique_ptr<IntendedWrites> Intended;
   /// The autograd facts of the function being checked, built on demand.
   const FunctionDecl *AutogradFunction = nullptr;
   std::unique_ptr<AutogradAnalysis> Autograd;

@@ -61,10 +61,18 @@ AliasValue join(const AliasValue &A, const AliasValue &B) {
     Result.Merged = true;
     Result.OwnMember = A.OwnMember && B.OwnMember;
     Result.HandedOut = A.HandedOut || B.HandedOut;
-    Result.Permuted = A.Permuted && B.Permuted;
+    if (A.Strides != B.Strides)
+      Result.Strides = Layout::Unknown;
     if (A.DType != B.DType)
       Result.DType.reset();
-    if (A.Rel != B.Rel)
+    // The root itself on one path and a view of it on the other: a write
+    // lands in the root's storage on both, so it is a view of it.
+    auto HandleAndView = [](const AliasValue &X, const AliasValue &Y) {
+      return X.Rel == Relation::Handle && Y.Rel == Relation::DefiniteView;
+    };
+    if (HandleAndView(A, B) || HandleAndView(B, A))
+      Result.Rel = Relation::DefiniteView;
+    else if (A.Rel != B.Rel)
       Result.Rel = (A.Rel == Relation::Detached || B.Rel == Relation::Detached)
                        ? Relation::Detached
                        : Relation::MayAlias;
@@ -78,7 +86,7 @@ AliasValue join(const AliasValue &A, const AliasValue &B) {
       Other->RootOrigin != Origin::ObjectState) {
     AliasValue Result = *View;
     Result.Merged = true;
-    Result.Permuted = false;
+    Result.Strides = Layout::Unknown;
     Result.DType.reset();
     if (Result.Rel != Relation::Detached)
       Result.Rel = Relation::MayAlias;
@@ -143,6 +151,12 @@ void collectTensorOperands(const Expr *Arg,
   if (!Arg)
     return;
   const Expr *E = Arg->IgnoreImplicit()->IgnoreParens();
+  // `std::vector<Tensor>{a, b}`, `return {a, b};`: the tensors of the list.
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E);
+      Construct && isTensorListType(E->getType()) &&
+      Construct->getNumArgs() >= 1 &&
+      isa<CXXStdInitializerListExpr>(Construct->getArg(0)->IgnoreImplicit()))
+    return collectTensorOperands(Construct->getArg(0), Out);
   if (isTracked(E->getType()) || isTracked(Arg->getType())) {
     Out.push_back(Arg);
     return;
@@ -187,14 +201,19 @@ std::vector<const CFGBlock *> reversePostOrder(const CFG &Graph) {
 }
 
 /// The c10::ScalarType an argument of Call names (`torch::kByte`,
-/// `TensorOptions().dtype(torch::kFloat)`), not looking into tensor
-/// operands.
+/// `TensorOptions().dtype(torch::kFloat)`, a local `options` initialised so),
+/// not looking into tensor operands.
 std::optional<int64_t> scalarTypeArgument(const CallExpr *Call,
                                           const ASTContext &AST) {
   std::function<std::optional<int64_t>(const Expr *)> Find =
       [&](const Expr *E) -> std::optional<int64_t> {
     if (!E || isTracked(E->getType()))
       return std::nullopt;
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreImplicit()))
+      if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+          Var && Var->hasLocalStorage() && !isa<ParmVarDecl>(Var) &&
+          Var->getInit() && !Var->getType()->isReferenceType())
+        return Find(Var->getInit());
     if (const auto *Enum = E->getType()->getAs<EnumType>();
         Enum && Enum->getDecl()->getName() == "ScalarType") {
       Expr::EvalResult Result;
@@ -258,6 +277,23 @@ const Expr *rebindingTarget(const Stmt *S) {
       !isTracked(Lhs->getType()))
     return nullptr;
   return Lhs;
+}
+
+// Note [A view that replaces its base]
+// `buf = buf.view({g, -1});` drops the only handle of the tensor `buf` held
+// before, so the view is now the one way to reach that storage: it is the
+// local's own tensor, whatever `view` (or `contiguous()`, a may-alias result)
+// returned. This holds only for a fresh local, with no other variable still
+// holding the old tensor or a view of it; a parameter's or a member's old
+// tensor is still held by the caller or the object.
+bool isSoleHolderOfView(const VarDecl *Var, const AliasValue &Value,
+                        const AliasEnvironment &Environment) {
+  if (Value.Root != Var || Value.RootOrigin != Origin::Fresh ||
+      (Value.Rel != Relation::DefiniteView && Value.Rel != Relation::MayAlias))
+    return false;
+  return llvm::none_of(Environment, [&](const auto &Entry) {
+    return Entry.first != Var && Entry.second.Root == Var;
+  });
 }
 
 /// `t = ...` on a named handle: the variable it rebinds.
@@ -525,12 +561,12 @@ bool FunctionAliasAnalysis::isReferencedAfter(const WriteEvent &Write,
   if (!Cfg || Write.Owner != this)
     return false;
   auto Refers = [&](const ValueDecl *D) {
-    return D == Root || llvm::is_contained(Write.RootHandles, D);
+    return D == Root || llvm::is_contained(Write.RootHolders, D);
   };
   // Only Root itself is followed to its rebinding; a path that rebinds it
   // with no other handle alive reads only the new tensor from there on.
   auto Kills = [&](const Reference &R) {
-    return R.Rebinds && R.Decl == Root && Write.RootHandles.empty();
+    return R.Rebinds && R.Decl == Root && Write.RootHolders.empty();
   };
   auto Scan = [&](const std::vector<Reference> &Block, unsigned From,
                   bool &Killed) {
@@ -653,36 +689,36 @@ FunctionAliasAnalysis::evaluateCall(const CallExpr *Call,
   if (std::optional<TensorCall> Tensor =
           resolveTensorCall(Call, Context.table())) {
     std::optional<int64_t> DType = scalarTypeArgument(Call, Context.ast());
-    if (Tensor->Special == SpecialOperation::FromBlob) {
-      AliasValue Blob = temporary(Origin::External);
-      Blob.DType = DType;
-      return Blob;
-    }
     const CallEffect &Effect = Tensor->Effect;
     const Expr *Aliased = Tensor->aliasedArgument();
     AliasValue Fresh = temporary(Origin::Fresh);
     Fresh.DType = DType;
-    if (!Aliased)
+    if (makesContiguousTensor(*Tensor))
+      Fresh.Strides = Layout::Contiguous;
+    if (Tensor->Special == SpecialOperation::FromBlob) {
+      Fresh.RootOrigin = Origin::External;
       return Fresh;
+    }
+    if (!Aliased) {
+      // A copy (`clone()`, `zeros_like`, `to(dtype)`) keeps its input's
+      // strides (preserve_format): keep what is known of them.
+      if (Fresh.Strides == Layout::Unknown && !Tensor->Args.empty() &&
+          isTensorType(Tensor->Args[0]->getType()) &&
+          preservesFormat(*Tensor))
+        Fresh.Strides = evaluate(Tensor->Args[0], Environment).Strides;
+      return Fresh;
+    }
     AliasValue Base = evaluate(Aliased, Environment);
     // Note [Layout facts]
     // Where the function shows the layout or dtype, a may-alias operation is
-    // known to copy or to return its input: `contiguous()` copies a tensor
-    // whose strides were permuted, and `to(dtype)` copies a tensor of
-    // another known dtype and returns one of the same dtype as it is.
-    // Permuted survives only the permuting view itself: `t().narrow(...)`
-    // may be contiguous again.
-    if (Effect.View == ViewKind::MayAlias) {
-      if (Tensor->Spelling == "contiguous" && Base.Permuted) {
-        Fresh.DType = Base.DType;
-        return Fresh;
-      }
-      if (Tensor->Spelling == "to" && DType && Base.DType) {
-        if (*DType != *Base.DType)
-          return Fresh;
-        return Base;
-      }
-    }
+    // known to copy or to return a view: a tensor fresh from a factory is
+    // contiguous, and so is a reshaping view or a view along the first
+    // dimension of a contiguous tensor (Note [Contiguity of views]), so
+    // `reshape`/`flatten` of it is a view and `contiguous()` returns it;
+    // `contiguous()` copies a tensor whose strides were permuted; `to(dtype)`
+    // copies a tensor of another known dtype and returns one of the same
+    // dtype as it is. A permutation survives only the views that keep
+    // strides (`unsqueeze`, ...): `t().narrow(...)` may be contiguous again.
     Relation Rel = Relation::Handle;
     if (Tensor->Special != SpecialOperation::None)
       Rel = Relation::Detached;
@@ -692,10 +728,38 @@ FunctionAliasAnalysis::evaluateCall(const CallExpr *Call,
       Rel = Relation::DefiniteView;
     else if (Effect.View == ViewKind::MayAlias)
       Rel = Relation::MayAlias;
+    if (Rel == Relation::MayAlias) {
+      if (Tensor->Spelling == "contiguous") {
+        if (Base.Strides == Layout::NotContiguous) {
+          Fresh.DType = Base.DType;
+          Fresh.Strides = Layout::Contiguous;
+          return Fresh;
+        }
+        if (Base.Strides == Layout::Contiguous)
+          return Base;
+      }
+      if (Tensor->Spelling == "to" && DType && Base.DType) {
+        if (*DType != *Base.DType) {
+          Fresh.Strides = Base.Strides;
+          return Fresh;
+        }
+        return Base;
+      }
+      if (Base.Strides == Layout::Contiguous &&
+          keepsContiguity(*Tensor, Context.ast()))
+        Rel = Relation::DefiniteView;
+    }
     AliasValue Result = viewOf(Base, Rel, Call, Context.intern(Tensor->Spelling));
     Result.IsList = Effect.ReturnsList;
-    if (Rel != Relation::Handle)
-      Result.Permuted = permutesStrides(Tensor->Spelling);
+    if (Rel != Relation::Handle) {
+      if (permutesStrides(Tensor->Spelling))
+        Result.Strides = Layout::NotContiguous;
+      else if (Base.Strides == Layout::Contiguous &&
+               keepsContiguity(*Tensor, Context.ast()))
+        Result.Strides = Layout::Contiguous;
+      else if (!keepsStrides(*Tensor))
+        Result.Strides = Layout::Unknown;
+    }
     if (DType)
       Result.DType = DType;
     return Result;
@@ -807,8 +871,15 @@ void FunctionAliasAnalysis::transfer(const Stmt *S,
     return;
   // `t = expr` on a named handle rebinds it.
   if (const VarDecl *Var = reboundVariable(Call)) {
-    bind(Var, evaluate(Call->getArg(1), Environment), Call->getArg(1),
-         Environment, Record);
+    AliasValue Value = evaluate(Call->getArg(1), Environment);
+    if (isSoleHolderOfView(Var, Value, Environment)) {
+      // Note [A view that replaces its base]
+      Value.Rel = Relation::Handle;
+      Value.AliasSite = nullptr;
+      Value.AliasOperator = "";
+      Value.Merged = false;
+    }
+    bind(Var, Value, Call->getArg(1), Environment, Record);
     return;
   }
   if (Record)
@@ -923,11 +994,15 @@ void FunctionAliasAnalysis::recordWrites(const CallExpr *Call,
     Write.Owner = this;
     Write.Block = Block;
     Write.Element = Element;
+    // Who else holds the root's storage: a copy of its handle, or another
+    // view of it than the one written.
+    const auto *Written = dyn_cast_or_null<DeclRefExpr>(skipHandleCopies(Target));
     for (const auto &[Var, Value] : Environment)
       if (Write.Value.Root && Value.Root == Write.Value.Root &&
-          Value.Rel == Relation::Handle &&
-          Var != Write.Value.Root)
-        Write.RootHandles.push_back(Var);
+          Var != Write.Value.Root && (!Written || Written->getDecl() != Var) &&
+          (Value.Rel == Relation::Handle ||
+           Value.AliasSite != Write.Value.AliasSite))
+        Write.RootHolders.push_back(Var);
     Writes.push_back(std::move(Write));
     return Writes.back();
   };

@@ -22,10 +22,12 @@
 // of, which member it returns a view of, and which parameters it keeps (see
 // Note [Escapes]).
 //
-// A few run-time facts decide whether a may-alias operation copies: a tensor
-// whose strides were permuted (`t()`, `permute`) is not contiguous, so
-// `contiguous()` copies it; `to(dtype)` copies a tensor whose dtype is known
-// to differ and returns a tensor of that dtype itself.
+// A few run-time facts decide whether a may-alias operation copies (Note
+// [Layout facts]): a tensor fresh from a factory is contiguous, so
+// `reshape`/`flatten` of it is a view and `contiguous()` returns it; a tensor
+// whose strides were permuted (`t()`, `permute`) is not, so `contiguous()`
+// copies it; `to(dtype)` copies a tensor whose dtype is known to differ and
+// returns a tensor of that dtype itself.
 //
 // Simplifications, and what they cost:
 // - A root is a declaration, not an object: two elements of one container,
@@ -64,6 +66,13 @@ enum class Origin {
   Unknown,
 };
 
+/// What the function shows about a tensor's strides (Note [Layout facts]).
+enum class Layout {
+  Unknown,
+  Contiguous,    ///< Fresh from a factory, a `contiguous()` result, ...
+  NotContiguous, ///< The strides were just permuted (`t()`, `permute`).
+};
+
 /// How a tensor relates to its root's storage.
 enum class Relation {
   Handle,       ///< The root itself, or a copy of its handle.
@@ -89,9 +98,8 @@ struct AliasValue {
   /// For object state: a method of the translation unit returned this view of
   /// its member (AliasSite is the call); the caller writes what it was given.
   bool HandedOut = false;
-  /// The strides were permuted (`t()`, `transpose`, `permute`): the tensor is
-  /// known not to be contiguous.
-  bool Permuted = false;
+  /// Whether the tensor is known to be contiguous, or known not to be.
+  Layout Strides = Layout::Unknown;
   /// The c10::ScalarType, when the function shows it.
   std::optional<int64_t> DType;
 
@@ -101,7 +109,7 @@ struct AliasValue {
            Rel == Other.Rel && AliasSite == Other.AliasSite &&
            IsList == Other.IsList && Merged == Other.Merged &&
            OwnMember == Other.OwnMember && HandedOut == Other.HandedOut &&
-           Permuted == Other.Permuted && DType == Other.DType;
+           Strides == Other.Strides && DType == Other.DType;
   }
   bool operator!=(const AliasValue &Other) const { return !(*this == Other); }
 };
@@ -129,8 +137,9 @@ struct WriteEvent {
   /// parameter: the write inside that function.
   const Expr *CalleeWrite = nullptr;
   const ParmVarDecl *CalleeParam = nullptr;
-  /// Variables that held a copy of the root's handle at the write.
-  llvm::SmallVector<const VarDecl *, 2> RootHandles;
+  /// Variables that held the root's storage at the write: a copy of its
+  /// handle, or a view of it other than the one written.
+  llvm::SmallVector<const VarDecl *, 2> RootHolders;
   /// For a libtorch operator: every tensor argument of the call (the written
   /// ones included), for checks that compare the operands with the target.
   llvm::SmallVector<WriteOperand, 4> Operands;
@@ -262,7 +271,7 @@ public:
   /// The join of every returned value.
   const std::optional<AliasValue> &returned() const { return Returned; }
 
-  /// Whether Root, or a handle copy of it, is referenced after Write on some
+  /// Whether Root, or another holder of it, is referenced after Write on some
   /// path (the write's own statement excluded). A path ends where Root is
   /// rebound (`t = ...`), since later references see the new tensor. Ask
   /// Write.Owner.

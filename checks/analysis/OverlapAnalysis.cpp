@@ -8,6 +8,7 @@
 #include "clang/AST/StmtCXX.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 
 namespace clang::tidy::libtorch {
@@ -54,6 +55,42 @@ std::optional<int64_t> IndexPolynomial::constant() const {
   return std::nullopt;
 }
 
+bool IndexPolynomial::isNegative() const {
+  return !Terms.empty() && llvm::all_of(Terms, [](const auto &Term) {
+    return Term.second < 0 && !llvm::is_contained(Term.first, nullptr);
+  });
+}
+
+bool IndexPolynomial::mentions(const ValueDecl *Variable) const {
+  return llvm::any_of(Terms, [&](const auto &Term) {
+    return llvm::is_contained(Term.first, Variable);
+  });
+}
+
+bool IndexPolynomial::usesDimensionSize() const { return mentions(nullptr); }
+
+const ValueDecl *IndexPolynomial::singleVariable() const {
+  if (Terms.size() != 1)
+    return nullptr;
+  const auto &[Monomial, Coefficient] = *Terms.begin();
+  if (Monomial.size() != 1 || Monomial.front() == nullptr ||
+      (Coefficient != 1 && Coefficient != -1))
+    return nullptr;
+  return Monomial.front();
+}
+
+IndexPolynomial
+IndexPolynomial::withDimensionSize(const IndexPolynomial &Size) const {
+  IndexPolynomial Result;
+  for (const auto &[Monomial, Coefficient] : Terms) {
+    IndexPolynomial Term(Coefficient);
+    for (const ValueDecl *Variable : Monomial)
+      Term = Term * (Variable ? IndexPolynomial(Variable) : Size);
+    Result = Result + Term;
+  }
+  return Result;
+}
+
 namespace {
 
 using Bound = std::optional<IndexPolynomial>;
@@ -76,14 +113,20 @@ bool provablyEqual(const Bound &A, const Bound &B) {
   return provablyLessOrEqual(A, B) && provablyLessOrEqual(B, A);
 }
 
-/// A negative constant counts from the end of the dimension: unknown here.
+/// An index as a position from the start: a negative one (`-1`, `-k`) counts
+/// from the end, N + index.
 Bound fromStart(Bound Index) {
-  if (Index) {
-    std::optional<int64_t> Constant = Index->constant();
-    if (Constant && *Constant < 0)
-      return std::nullopt;
-  }
+  if (Index && Index->isNegative())
+    return IndexPolynomial::dimensionSize() + *Index;
   return Index;
+}
+
+/// A slice's end: past the size it is the size (`INT64_MAX`, the old default).
+Bound sliceEnd(Bound End) {
+  std::optional<int64_t> Constant = End ? End->constant() : std::nullopt;
+  if (Constant && *Constant >= std::numeric_limits<int64_t>::max() / 2)
+    return IndexPolynomial::dimensionSize();
+  return fromStart(End);
 }
 
 const Expr *stripIntegerWrappers(const Expr *E) {
@@ -149,36 +192,71 @@ struct Interval {
   bool Strided = false;
 };
 
-/// What one side's steps after the common prefix say about each dimension.
+/// What one side's steps after the common prefix say about each dimension:
+/// the interval it keeps, keyed by the dimension of the base (negative:
+/// counted from the last).
 struct DimensionConstraints {
-  std::map<unsigned, std::vector<Interval>> ByDimension;
+  std::map<int64_t, Interval> ByDimension;
   bool Incomplete = false; ///< Steps after an unmodelled view were ignored.
 };
 
+/// Range, taken within Outer along the same dimension, in the coordinates of
+/// Outer's own base.
+std::optional<Interval> within(const Interval &Outer, const Interval &Range) {
+  if (Outer.Strided || !Outer.Start)
+    return std::nullopt;
+  Bound Length = Outer.End ? Bound(*Outer.End - *Outer.Start) : std::nullopt;
+  auto Place = [&](const Bound &B) -> Bound {
+    if (!B)
+      return std::nullopt;
+    if (B->usesDimensionSize() && !Length)
+      return std::nullopt;
+    return *Outer.Start + (Length ? B->withDimensionSize(*Length) : *B);
+  };
+  return Interval{Place(Range.Start), Place(Range.End), Range.Strided};
+}
+
 DimensionConstraints constrain(llvm::ArrayRef<ViewStep> Steps) {
   DimensionConstraints Result;
-  std::vector<unsigned> Removed; // Original dimensions removed by points.
-  auto Original = [&](unsigned Current) {
-    unsigned Dim = 0;
-    for (unsigned Seen = 0;; ++Dim)
+  std::vector<int64_t> Removed; // Original dimensions removed by points.
+  bool RemovedFromEnd = false;  // A point counted from the last dimension.
+  auto Original = [&](int64_t Current) {
+    int64_t Dim = 0;
+    for (int64_t Seen = 0;; ++Dim)
       if (!llvm::is_contained(Removed, Dim) && Seen++ == Current)
         return Dim;
   };
   for (size_t I = 0; I < Steps.size(); ++I) {
     const ViewStep &Step = Steps[I];
     if (Step.Kind == ViewStep::Other || Step.Kind == ViewStep::Element) {
-      Result.Incomplete = I + 1 < Steps.size() || Step.Kind == ViewStep::Element;
+      Result.Incomplete = I + 1 < Steps.size() ||
+                          Step.Kind == ViewStep::Element || Step.Partial;
       return Result;
     }
-    unsigned Dim = Original(Step.Dim);
+    // After a point counted from the end, neither count is known.
+    if (RemovedFromEnd) {
+      Result.Incomplete = true;
+      return Result;
+    }
+    int64_t Dim = Step.Dim < 0 ? Step.Dim : Original(Step.Dim);
     Interval Range{Step.Start, Step.End, Step.Strided};
     if (Step.Kind == ViewStep::Point) {
-      Range.Start = fromStart(Step.Start);
       Range.End = Range.Start ? Bound(*Range.Start + IndexPolynomial(int64_t(1)))
                               : std::nullopt;
-      Removed.push_back(Dim);
+      if (Step.Dim < 0)
+        RemovedFromEnd = true;
+      else
+        Removed.push_back(Dim);
     }
-    Result.ByDimension[Dim].push_back(Range);
+    auto [It, First] = Result.ByDimension.try_emplace(Dim, Range);
+    if (!First) {
+      std::optional<Interval> Inner = within(It->second, Range);
+      if (!Inner) {
+        Result.Incomplete = true;
+        return Result;
+      }
+      It->second = *Inner;
+    }
   }
   return Result;
 }
@@ -196,11 +274,29 @@ bool provablyIntersecting(const Interval &A, const Interval &B) {
          (provablyLessOrEqual(B.Start, A.Start) && provablyLess(A.Start, B.End));
 }
 
+/// Two windows whose starts differ by a constant (`x[1:]` and `x[:-1]`), or
+/// two windows of one length that together span a fixed extent, shifted by
+/// one variable against each other: `x[:, k:]` and `x[:, :-k]` (the windows
+/// [k, N) and [0, N - k) of [0, N)), `narrow(1, 0, n - k)` and
+/// `narrow(1, k, n - k)`. A shift of zero would make the copy pointless, so
+/// the starts are taken to differ. Two windows of one length somewhere
+/// inside a dimension (`narrow(0, pos, len)` and `narrow(0, 0, len)`) may as
+/// well be blocks apart.
 bool isShift(const Interval &A, const Interval &B) {
   if (A.Strided || B.Strided || !A.Start || !B.Start)
     return false;
-  std::optional<int64_t> Difference = (*A.Start - *B.Start).constant();
-  return Difference && *Difference != 0;
+  IndexPolynomial Offset = *A.Start - *B.Start;
+  if (std::optional<int64_t> Constant = Offset.constant())
+    return *Constant != 0;
+  const ValueDecl *Shift = Offset.singleVariable();
+  if (!A.End || !B.End || !Shift)
+    return false;
+  IndexPolynomial Length = *A.End - *A.Start;
+  if ((Length - (*B.End - *B.Start)).constant() != 0)
+    return false;
+  IndexPolynomial Extent =
+      Offset.isNegative() ? Length - Offset : Length + Offset;
+  return !Extent.mentions(Shift);
 }
 
 bool sameStep(const ViewStep &A, const ViewStep &B) {
@@ -333,15 +429,15 @@ bool OverlapAnalysis::appendSteps(const Expr *E, bool InWriteCall,
   Step.Key.AddString(Name);
   for (const Expr *Arg : Args.drop_front())
     Arg->Profile(Step.Key, AST, true);
-  auto Dimension = [&](unsigned Position) -> std::optional<unsigned> {
+  auto Dimension = [&](unsigned Position) -> std::optional<int64_t> {
     if (Position >= Args.size())
-      return 0u;
+      return 0;
     std::optional<IndexPolynomial> Dim = integer(Args[Position], InWriteCall);
-    std::optional<int64_t> Constant = Dim ? Dim->constant() : std::nullopt;
-    if (!Constant || *Constant < 0)
-      return std::nullopt;
-    return unsigned(*Constant);
+    return Dim ? Dim->constant() : std::nullopt;
   };
+  // Views that reorder or reshape keep every element; any other view this
+  // does not model keeps an unknown part.
+  Step.Partial = !keepsEveryElement(*Tensor);
 
   if (Name == "narrow" && Args.size() == 4 && Dimension(1)) {
     Step.Kind = ViewStep::Range;
@@ -356,8 +452,9 @@ bool OverlapAnalysis::appendSteps(const Expr *E, bool InWriteCall,
     Step.Start = Args.size() <= 2 || isAbsent(Args[2])
                      ? Bound(IndexPolynomial(int64_t(0)))
                      : fromStart(integer(Args[2], InWriteCall));
-    if (Args.size() > 3 && !isAbsent(Args[3]))
-      Step.End = fromStart(integer(Args[3], InWriteCall));
+    Step.End = Args.size() <= 3 || isAbsent(Args[3])
+                   ? Bound(IndexPolynomial::dimensionSize())
+                   : sliceEnd(integer(Args[3], InWriteCall));
     if (Args.size() > 4) {
       std::optional<IndexPolynomial> Stride = integer(Args[4], InWriteCall);
       Step.Strided = !Stride || Stride->constant() != 1;
@@ -365,11 +462,11 @@ bool OverlapAnalysis::appendSteps(const Expr *E, bool InWriteCall,
   } else if (Name == "select" && Args.size() == 3 && Dimension(1)) {
     Step.Kind = ViewStep::Point;
     Step.Dim = *Dimension(1);
-    Step.Start = integer(Args[2], InWriteCall);
+    Step.Start = fromStart(integer(Args[2], InWriteCall));
   } else if (Name == "operator[]" && Args.size() == 2 &&
              !isTensorType(Args[1]->getType())) {
     Step.Kind = ViewStep::Point;
-    Step.Start = integer(Args[1], InWriteCall);
+    Step.Start = fromStart(integer(Args[1], InWriteCall));
   } else if (Name == "index" && Args.size() == 2) {
     appendIndexSteps(Args[1], InWriteCall, Out);
     return true;
@@ -379,13 +476,36 @@ bool OverlapAnalysis::appendSteps(const Expr *E, bool InWriteCall,
 }
 
 
-// Each integer removes the current dimension, each Slice keeps it.
+/// `"..."` or `torch::indexing::Ellipsis` in an index list.
+bool isEllipsis(const Expr *E) {
+  E = E->IgnoreImplicit()->IgnoreParens();
+  while (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+    if (Construct->getNumArgs() != 1)
+      break;
+    E = Construct->getArg(0)->IgnoreImplicit()->IgnoreParens();
+  }
+  if (const auto *Text = dyn_cast<StringLiteral>(E))
+    return Text->getString() == "...";
+  const auto *Record = E->getType()->getAsCXXRecordDecl();
+  return Record && Record->getIdentifier() &&
+         Record->getName() == "EllipsisIndexType";
+}
+
+// Each integer removes the current dimension, each Slice keeps it. After an
+// Ellipsis, one last index counts from the end (`{"...", 0}` is
+// `select(-1, 0)`).
 void OverlapAnalysis::appendIndexSteps(const Expr *List, bool InWriteCall,
                                        ViewExtent &Out) const {
-  unsigned Current = 0;
-  for (const Expr *Element : indexElements(List)) {
+  llvm::SmallVector<const Expr *, 4> Elements = indexElements(List);
+  int64_t Current = 0;
+  for (size_t I = 0; I < Elements.size(); ++I) {
+    const Expr *Element = Elements[I];
     ViewStep Index;
     Element->Profile(Index.Key, AST, true);
+    if (isEllipsis(Element) && I + 2 == Elements.size()) {
+      Current = -1;
+      continue;
+    }
     if (const CXXConstructExpr *Slice = sliceConstruction(Element)) {
       Index.Kind = ViewStep::Range;
       Index.Dim = Current++;
@@ -393,8 +513,9 @@ void OverlapAnalysis::appendIndexSteps(const Expr *List, bool InWriteCall,
       Index.Start = N < 1 || isAbsent(Slice->getArg(0))
                         ? Bound(IndexPolynomial(int64_t(0)))
                         : fromStart(integer(Slice->getArg(0), InWriteCall));
-      if (N > 1 && !isAbsent(Slice->getArg(1)))
-        Index.End = fromStart(integer(Slice->getArg(1), InWriteCall));
+      Index.End = N < 2 || isAbsent(Slice->getArg(1))
+                      ? Bound(IndexPolynomial::dimensionSize())
+                      : sliceEnd(integer(Slice->getArg(1), InWriteCall));
       if (N > 2 && !isAbsent(Slice->getArg(2))) {
         std::optional<IndexPolynomial> Stride =
             integer(Slice->getArg(2), InWriteCall);
@@ -403,9 +524,12 @@ void OverlapAnalysis::appendIndexSteps(const Expr *List, bool InWriteCall,
     } else if (stripIntegerWrappers(Element)->getType()->isIntegerType()) {
       Index.Kind = ViewStep::Point;
       Index.Dim = Current;
-      Index.Start = integer(Element, InWriteCall);
+      Index.Start = fromStart(integer(Element, InWriteCall));
     } else {
-      Index.Kind = ViewStep::Other; // None, Ellipsis, a bool, a tensor.
+      // None, an Ellipsis with more after it, a bool, a tensor: what follows
+      // is not compared, and what this keeps is not known.
+      Index.Kind = ViewStep::Other;
+      Index.Partial = I + 1 < Elements.size() || !isa<CXXConstructExpr>(Element);
       Out.Steps.push_back(std::move(Index));
       return;
     }
@@ -493,24 +617,29 @@ ExtentOverlap OverlapAnalysis::compareExtents(const ViewExtent &Left,
 
   DimensionConstraints OfLeft = constrain(RestLeft);
   DimensionConstraints OfRight = constrain(RestRight);
+  // A dimension counted from the end may be any one counted from the start.
+  auto CountsFromEnd = [](const DimensionConstraints &C) {
+    return llvm::any_of(C.ByDimension, [](const auto &D) { return D.first < 0; });
+  };
+  auto CountsFromStart = [](const DimensionConstraints &C) {
+    return llvm::any_of(C.ByDimension, [](const auto &D) { return D.first >= 0; });
+  };
+  if ((CountsFromEnd(OfLeft) || CountsFromEnd(OfRight)) &&
+      (CountsFromStart(OfLeft) || CountsFromStart(OfRight)))
+    return ExtentOverlap::Unknown;
   bool AllIntersect = true;
-  std::optional<unsigned> ShiftDim;
-  for (const auto &[Dim, Ranges] : OfLeft.ByDimension) {
+  std::optional<int64_t> ShiftDim;
+  for (const auto &[Dim, L] : OfLeft.ByDimension) {
     auto Other = OfRight.ByDimension.find(Dim);
     if (Other == OfRight.ByDimension.end())
       continue;
-    for (const Interval &L : Ranges)
-      for (const Interval &R : Other->second)
-        if (provablyDisjoint(L, R))
-          return ExtentOverlap::Disjoint;
-    if (Ranges.size() != 1 || Other->second.size() != 1) {
-      AllIntersect = false;
-      continue;
-    }
-    if (provablyIntersecting(Ranges.front(), Other->second.front()))
+    const Interval &R = Other->second;
+    if (provablyDisjoint(L, R))
+      return ExtentOverlap::Disjoint;
+    if (provablyIntersecting(L, R))
       continue;
     AllIntersect = false;
-    if (isShift(Ranges.front(), Other->second.front()))
+    if (isShift(L, R))
       ShiftDim = Dim;
   }
   if (OfLeft.Incomplete || OfRight.Incomplete)

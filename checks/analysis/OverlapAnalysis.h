@@ -18,11 +18,20 @@
 // `t.index({Slice(), k})` (Note [Indexing writes]), so `v` is compared with
 // that view.
 //
-// Limitations: sizes are unknown, so a bound relative to the end (an open end,
-// a negative index) is unknown. Any other view (`transpose`, `view`,
-// `expand`, ...) ends what can be compared: a range taken after it is not
-// used. A range with a step other than 1 is an interval that may interleave
-// with the other side, so it can prove disjointness but not overlap.
+// Sizes are unknown, so a bound relative to the end (an open end, a negative
+// index such as `-1` or `-k`) is a polynomial in the size of its dimension,
+// which cancels when two bounds of one dimension are compared: `x[:, :-k]`
+// and `x[:, k:]` are the windows [0, N - k) and [k, N) of one length, shifted
+// by k. A dimension may be counted from the end too (`select(-1, 0)`), and
+// is then compared only with the same count from the end. A range taken
+// within a range of the same dimension is placed inside it.
+//
+// Limitations: a view that keeps every element but reorders them
+// (`transpose`, `view`, `expand`, ...) ends what can be compared: a range
+// taken after it is not used; any other view (`diagonal`, `unfold`, a
+// `select` along a dimension the code does not show) keeps an unknown part.
+// A range with a step other than 1 is an interval that may interleave with
+// the other side, so it can prove disjointness but not overlap.
 //
 //===----------------------------------------------------------------------===//
 
@@ -44,18 +53,33 @@
 namespace clang::tidy::libtorch {
 
 /// An integer as a polynomial over variables: {monomial -> coefficient}, the
-/// empty monomial holding the constant.
+/// empty monomial holding the constant. The size of the dimension a bound
+/// belongs to is a variable too, the null declaration.
 class IndexPolynomial {
 public:
   IndexPolynomial() = default;
   explicit IndexPolynomial(int64_t Constant);
   explicit IndexPolynomial(const ValueDecl *Variable);
+  /// N, the size of the dimension being indexed.
+  static IndexPolynomial dimensionSize() { return IndexPolynomial(nullptr); }
 
   IndexPolynomial operator+(const IndexPolynomial &Other) const;
   IndexPolynomial operator-(const IndexPolynomial &Other) const;
   IndexPolynomial operator*(const IndexPolynomial &Other) const;
   /// The value, if the polynomial is a constant.
   std::optional<int64_t> constant() const;
+  /// Whether every coefficient is negative (`-1`, `-k`, `-2 * k - 1`): with
+  /// non-negative variables, an index counted from the end.
+  bool isNegative() const;
+  /// Whether Variable appears in it.
+  bool mentions(const ValueDecl *Variable) const;
+  /// Whether the dimension size appears in it.
+  bool usesDimensionSize() const;
+  /// The variable, if the polynomial is `v` or `-v` for one variable that is
+  /// not a size.
+  const ValueDecl *singleVariable() const;
+  /// The polynomial with the dimension size replaced by Size.
+  IndexPolynomial withDimensionSize(const IndexPolynomial &Size) const;
 
 private:
   std::map<std::vector<const ValueDecl *>, int64_t> Terms;
@@ -70,9 +94,14 @@ struct ViewStep {
     Other,   ///< Any other view; ranges after it are not compared.
   };
   StepKind Kind = Other;
-  unsigned Dim = 0;
-  std::optional<IndexPolynomial> Start, End; ///< Unknown when empty.
+  int64_t Dim = 0; ///< Negative: counted from the last dimension.
+  /// [Start, End) along Dim, the dimension's size N where they count from
+  /// its end; unknown when empty.
+  std::optional<IndexPolynomial> Start, End;
   bool Strided = false;      ///< A slice step other than 1.
+  /// An Other step that keeps only some of the elements (`diagonal`,
+  /// `select` along a dimension the code does not show).
+  bool Partial = false;
   llvm::FoldingSetNodeID Key; ///< Identifies the step for prefix matching.
 };
 
@@ -122,7 +151,7 @@ public:
                                const Expr *Operand) const;
 
   /// The dimension along which the last comparison found a shift.
-  unsigned shiftedDimension() const { return LastShiftDim; }
+  int64_t shiftedDimension() const { return LastShiftDim; }
 
 private:
   ViewExtent extent(const Expr *E, bool InWriteCall) const;
@@ -138,7 +167,7 @@ private:
   ASTContext &AST;
   const OperatorTable &Table;
   mutable std::unique_ptr<ExprMutationAnalyzer> Mutations;
-  mutable unsigned LastShiftDim = 0;
+  mutable int64_t LastShiftDim = 0;
 };
 
 } // namespace clang::tidy::libtorch

@@ -1,7 +1,9 @@
 //===- TensorModel.cpp - C++ spellings of libtorch tensor operations ------===//
 
 #include "TensorModel.h"
+#include "Compat.h"
 
+#include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/StmtCXX.h"
@@ -219,6 +221,110 @@ bool permutesStrides(llvm::StringRef Operator) {
       "t",      "transpose", "permute", "swapaxes", "swapdims", "mT",
       "mH",     "adjoint",   "movedim", "moveaxis", "numpy_T"};
   return llvm::is_contained(Permuting, Operator);
+}
+
+namespace {
+
+/// Whether E is the integer constant Value.
+bool isIntegerConstant(const Expr *E, int64_t Value, const ASTContext &AST) {
+  Expr::EvalResult Result;
+  E = E->IgnoreImplicit();
+  return !E->isValueDependent() && E->EvaluateAsInt(Result, AST) &&
+         Result.Val.getInt().getExtValue() == Value;
+}
+
+/// A tensor, a container of tensors or a list of them (`ArrayRef<Tensor>`,
+/// `std::initializer_list<Tensor>`, `std::vector<Tensor>`).
+bool holdsTensors(QualType Type) {
+  if (isTensorType(Type))
+    return true;
+  const auto *Spec =
+      dyn_cast_or_null<ClassTemplateSpecializationDecl>(recordOf(Type));
+  if (!Spec)
+    return false;
+  const TemplateArgumentList &Args = Spec->getTemplateArgs();
+  return Args.size() >= 1 && Args[0].getKind() == TemplateArgument::Type &&
+         holdsTensors(Args[0].getAsType());
+}
+
+/// Views that reshape their input without reordering it.
+bool isReshaping(llvm::StringRef Operator) {
+  static constexpr llvm::StringLiteral Reshaping[] = {
+      "view",      "view_as", "reshape",   "reshape_as", "flatten",
+      "unflatten", "squeeze", "unsqueeze", "alias",      "contiguous"};
+  return llvm::is_contained(Reshaping, Operator);
+}
+
+} // namespace
+
+// Note [Contiguity of views]
+// A view of a contiguous tensor along its first dimension, or one that only
+// reshapes it, is contiguous again; so `reshape`, `flatten` and
+// `contiguous()` of it do not copy. runtime/test/libtorch_facts_test.cpp
+// checks each of these against the library.
+bool keepsContiguity(const TensorCall &Call, const ASTContext &AST) {
+  llvm::StringRef Name = Call.Spelling;
+  if (isReshaping(Name) || Name == "operator[]" ||
+      Call.Special == SpecialOperation::Detach ||
+      Call.Special == SpecialOperation::Data)
+    return true;
+  llvm::ArrayRef<const Expr *> Args = Call.Args;
+  bool AlongFirst = Args.size() >= 2 && isIntegerConstant(Args[1], 0, AST);
+  if (Name == "select" || Name == "narrow")
+    return AlongFirst;
+  if (Name == "slice")
+    return AlongFirst &&
+           (Args.size() < 5 || isIntegerConstant(Args[4], 1, AST));
+  return false;
+}
+
+bool keepsEveryElement(const TensorCall &Call) {
+  static constexpr llvm::StringLiteral Broadcasting[] = {"expand", "expand_as",
+                                                         "broadcast_to"};
+  llvm::StringRef Name = Call.Spelling;
+  return isReshaping(Name) || permutesStrides(Name) ||
+         llvm::is_contained(Broadcasting, Name) ||
+         Call.Special == SpecialOperation::Detach ||
+         Call.Special == SpecialOperation::Data;
+}
+
+bool keepsStrides(const TensorCall &Call) {
+  static constexpr llvm::StringLiteral Keeping[] = {"unsqueeze", "squeeze",
+                                                     "alias"};
+  return Call.Special == SpecialOperation::Detach ||
+         Call.Special == SpecialOperation::Data ||
+         llvm::is_contained(Keeping, llvm::StringRef(Call.Spelling));
+}
+
+bool makesContiguousTensor(const TensorCall &Call) {
+  llvm::StringRef Name = Call.Spelling;
+  if (Call.Special == SpecialOperation::FromBlob) {
+    // from_blob(data, sizes, strides, ...) states its own strides.
+    const FunctionDecl *Callee = Call.Call->getDirectCallee();
+    return Callee && llvm::none_of(Callee->parameters(), [](const ParmVarDecl *P) {
+             return P->getIdentifier() && P->getName() == "strides";
+           });
+  }
+  if (Call.Effect.ResultAliases || Call.Effect.writes() ||
+      Name.contains("strided"))
+    return false;
+  if (isa<CXXMemberCallExpr>(Call.Call))
+    return compat::startsWith(Name, "new_");
+  return llvm::none_of(Call.Call->arguments(), [](const Expr *Arg) {
+    return holdsTensors(Arg->getType());
+  });
+}
+
+bool preservesFormat(const TensorCall &Call) {
+  llvm::StringRef Name = Call.Spelling;
+  if (Name != "clone" && !compat::endsWith(Name, "_like"))
+    return false;
+  return llvm::none_of(Call.Call->arguments(), [](const Expr *Arg) {
+    if (isa<CXXDefaultArgExpr>(Arg))
+      return false;
+    std::string Type = Arg->getType().getAsString();
+    return llvm::StringRef(Type).contains("MemoryFormat");
+  });
 }
 
 const Expr *skipHandleCopies(const Expr *E) {

@@ -75,6 +75,33 @@ std::optional<TensorCall> resolveTensorCall(const CallExpr *Call,
 /// hand; runtime/test/libtorch_facts_test.cpp checks it against the library.
 bool permutesStrides(llvm::StringRef Operator);
 
+/// Views that keep a contiguous input contiguous: the reshaping views
+/// (`view`, `reshape`, `flatten`, `unsqueeze`, ...) and a selection along the
+/// first dimension (`t[i]`, `select(0, i)`, `narrow(0, ...)`, `slice(0, a, b)`
+/// with step 1). Hand-modelled, like permutesStrides.
+bool keepsContiguity(const TensorCall &Call, const ASTContext &AST);
+
+/// Views that keep every element of their input, reordered or reshaped:
+/// the permuting and reshaping views, `expand` and friends, `alias`,
+/// `detach()` and `data()`. Other views keep a part (`narrow`, `diagonal`).
+bool keepsEveryElement(const TensorCall &Call);
+
+/// Views that keep a tensor's strides as they are, up to dimensions of size
+/// one: `unsqueeze`, `squeeze`, `alias`, `detach()`, `data()`. A permuted
+/// tensor stays permuted through them.
+bool keepsStrides(const TensorCall &Call);
+
+/// Whether Call makes a new contiguous tensor from sizes alone: a libtorch
+/// function that takes no tensor (`zeros`, `empty`, `arange`, ...; not
+/// `empty_strided`), a `new_*` method (`x.new_zeros(...)`), or `from_blob`
+/// without strides.
+bool makesContiguousTensor(const TensorCall &Call);
+
+/// Out-of-place operations whose result takes its input's strides
+/// (`memory_format=preserve_format`): `clone()` and the `*_like` factories,
+/// when the call names no memory format of its own.
+bool preservesFormat(const TensorCall &Call);
+
 /// Strips the implicit nodes around a tensor-valued expression: casts,
 /// temporaries, parentheses and copy or move construction of a handle.
 const Expr *skipHandleCopies(const Expr *E);

@@ -17,8 +17,10 @@ for case in "${cases[@]}"; do
   if [[ $kind != bug && $kind != near-miss ]]; then
     echo "FAIL $name: no '// KIND: bug' or '// KIND: near-miss' line"; failed=1; continue
   fi
-  if ! g++ -std=c++17 -O0 -I/usr/include/torch/csrc/api/include "$case" -o "$out/$name" \
-      -ltorch -ltorch_cpu -lc10 -pthread 2>"$out/$name.build.log"; then
+  # torch/extension.h (pybind11 bindings) needs Python's headers and library.
+  if ! g++ -std=c++17 -O0 -I/usr/include/torch/csrc/api/include -I/usr/include/python3.11 \
+      "$case" -o "$out/$name" -ltorch -ltorch_cpu -lc10 -lpython3.11 -pthread \
+      2>"$out/$name.build.log"; then
     echo "FAIL $name: does not build (see $out/$name.build.log)"; failed=1; continue
   fi
   timeout 120 "$out/$name" >"$out/$name.run.log" 2>&1

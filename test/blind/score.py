@@ -17,7 +17,8 @@ import re
 import subprocess
 import sys
 
-TORCH_FLAGS = ["-std=c++17", "-isystem", "/usr/include/torch/csrc/api/include"]
+TORCH_FLAGS = ["-std=c++17", "-isystem", "/usr/include/torch/csrc/api/include",
+               "-isystem", "/usr/include/python3.11"]
 DIAG = re.compile(r"^(?P<file>[^ :][^:]*):(?P<line>\d+):\d+: (?:warning|error): .*\[(?P<checks>[^\]]+)\]$")
 MARK = re.compile(r"//.*\bBUG\((?P<check>libtorch-[a-z-]+)\)")
 
@@ -50,13 +51,16 @@ def run_case(command, path):
 
 
 def main():
-    parser = argparse.ArgumentParser()
+    parser = argparse.ArgumentParser(usage="%(prog)s SET_DIR [--jobs N] [--json OUT] -- CLANG_TIDY_CMD...")
     parser.add_argument("set_dir")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--json")
-    parser.add_argument("command", nargs=argparse.REMAINDER)
-    args = parser.parse_args()
-    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    argv = sys.argv[1:]
+    if "--" not in argv:
+        parser.error("give the clang-tidy command after --")
+    split = argv.index("--")
+    args = parser.parse_args(argv[:split])
+    command = argv[split + 1:]
     if not command:
         parser.error("give the clang-tidy command after --")
     cases = sorted(os.path.join(args.set_dir, f) for f in os.listdir(args.set_dir) if f.endswith(".cpp"))

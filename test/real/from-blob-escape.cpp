@@ -137,3 +137,20 @@ void NegativeCopiedEachCall(FrameReader &reader, torch::Device device,
     consume(a);
   }
 }
+
+// Copied at once: the permuted image is copied by contiguous(), the bytes
+// by a conversion to another dtype.
+torch::Tensor NegativeCopiedAtOnce(std::vector<torch::Tensor> &floats,
+                                   int64_t h, int64_t w) {
+  std::vector<unsigned char> pixels(h * w * 3);
+  auto options = torch::TensorOptions().dtype(torch::kUInt8);
+  auto image = torch::from_blob(pixels.data(), {h, w, 3}, options);
+  floats.push_back(image.to(torch::kFloat));
+  return image.permute({2, 0, 1}).unsqueeze(0).contiguous();
+}
+
+torch::Tensor PositiveContiguousOfContiguous(int64_t n) {
+  std::vector<float> samples(n);
+  return torch::from_blob(samples.data(), {n}).unsqueeze(0).contiguous();
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: a from_blob tensor wraps local buffer 'samples' and is returned from 'PositiveContiguousOfContiguous', which destroys the buffer
+}

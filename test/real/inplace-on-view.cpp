@@ -2,6 +2,7 @@
 // REQUIRES: real-libtorch
 // RUN: %check_clang_tidy %s libtorch-inplace-on-view %t -- -- %real_torch
 
+#include <torch/library.h>
 #include <torch/torch.h>
 
 using torch::indexing::Slice;
@@ -13,11 +14,13 @@ void PositiveParameterView(const torch::Tensor &input) {
   // CHECK-MESSAGES: :[[@LINE-1]]:8: warning: 'zero_' writes in place to 'head', a view of parameter 'input'; the caller's tensor changes too [libtorch-inplace-on-view]
 }
 
-void PositiveIndexAssignment(torch::Tensor x) {
-  x.index({Slice(), 0}) = 1;
-  // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: 'operator=' writes in place to a view of parameter 'x'
-  x[0] = 2;
-  // CHECK-MESSAGES: :[[@LINE-1]]:8: warning: 'operator=' writes in place to a view of parameter 'x'
+float PositiveIndexAssignment(torch::Tensor x) {
+  auto rows = x.narrow(0, 0, 2);
+  rows.index({Slice(), 0}) = 1;
+  // CHECK-MESSAGES: :[[@LINE-1]]:28: warning: 'operator=' writes in place to a view of parameter 'x'
+  rows[0] = 2;
+  // CHECK-MESSAGES: :[[@LINE-1]]:11: warning: 'operator=' writes in place to a view of parameter 'x'
+  return rows.sum().item<float>();
 }
 
 void PositiveOutArgument(const torch::Tensor &x, const torch::Tensor &y) {
@@ -133,4 +136,76 @@ void NegativeDecidedCopies(const torch::Tensor &x) {
   auto frame = torch::rand({4, 4, 3});
   frame = frame.permute({2, 0, 1}).to(torch::kFloat).div_(255);
   c.add_(image.sum() + frame.sum());
+}
+
+// Output parameters (Note [Output parameters]): written directly, returned,
+// registered, or handed fresh tensors by every caller.
+void NegativeKernelFillsOutput(const at::Tensor boxes, at::Tensor ious) {
+  for (int64_t i = 0; i < boxes.size(0); ++i)
+    ious[i] = boxes[i].sum();
+  auto first = ious.narrow(0, 0, 1);
+  first.mul_(2);
+  at::print(first);
+}
+
+std::vector<torch::Tensor> NegativeInOut(torch::Tensor prediction,
+                                         torch::Tensor mask) {
+  prediction.select(-1, 0) -= prediction.select(-1, 2) / 2;
+  auto row = mask.narrow(0, 0, 1);
+  row.zero_();
+  at::print(row);
+  return {mask, prediction.select(-1, 4)};
+}
+
+void negativeRegistered(const at::Tensor &input, const at::Tensor &out) {
+  auto head = out.narrow(0, 0, 1);
+  head.copy_(input.narrow(0, 0, 1));
+  at::print(head);
+}
+
+TORCH_LIBRARY(torchalias_test, m) {
+  m.def("fill(Tensor input, Tensor(a!) out) -> ()", negativeRegistered);
+}
+
+static void negativeAccumulate(at::Tensor acc, const at::Tensor &x) {
+  auto head = acc.narrow(0, 0, 1);
+  head.add_(x);
+  at::print(head);
+}
+
+at::Tensor CallsWithFresh(const at::Tensor &x) {
+  auto acc = at::zeros({4});
+  negativeAccumulate(acc, x);
+  return acc;
+}
+
+torch::Tensor PositiveClonedThenWritten(const torch::Tensor &image) {
+  auto work = image.clone();
+  image.select(0, 0).zero_();
+  // CHECK-MESSAGES: :[[@LINE-1]]:22: warning: 'zero_' writes in place to a view of parameter 'image'; the caller's tensor changes too
+  return work + image.mean();
+}
+
+// Known views (Note [Layout facts]) and results copied back.
+torch::Tensor NegativeKnownViews(const torch::Tensor &w, const torch::Tensor &cols,
+                                 torch::Tensor grad_weight, int64_t g) {
+  auto out = at::zeros({g, 4, 4});
+  auto buffer = at::zeros_like(out);
+  buffer = buffer.view({g, -1});
+  buffer = buffer.contiguous();
+  buffer.copy_(out.view({g, -1}));
+  for (int64_t i = 0; i < g; ++i) {
+    out[i].flatten().addmm_(w, cols);
+    grad_weight[i] = grad_weight[i].flatten(1).addmm_(w, cols).view_as(grad_weight[i]);
+  }
+  return out + buffer.view({g, 4, 4});
+}
+
+float PositiveUnknownLayout(const torch::Tensor &input) {
+  auto base = input.sigmoid();
+  auto flat = base.flatten();
+  // CHECK-FIXES: auto flat = base.flatten().clone();
+  flat.mul_(2);
+  // CHECK-MESSAGES: :[[@LINE-1]]:8: warning: 'mul_' writes in place to 'flat', a possible alias of local 'base' ('flatten' returns a view when the layout allows)
+  return base.sum().item<float>();
 }

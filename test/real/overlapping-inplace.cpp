@@ -93,3 +93,17 @@ void NegativeFrameByFrame(torch::Tensor frames, int64_t T) {
   for (int64_t t = 0; t + 1 < T; ++t)
     frames.select(0, t).copy_(frames.select(0, t + 1));
 }
+
+// Index arithmetic: positions counted from the end, bounds relative to the
+// end of a dimension.
+void NegativeCornersFromCenters(torch::Tensor boxes) {
+  boxes.select(-1, 2) += boxes.select(-1, 0);
+  boxes.select(-1, 3) += boxes.select(-1, 1);
+  boxes.index({"...", 0}).sub_(boxes.index({"...", 2}));
+}
+
+void PositiveFrameStackShift(torch::Tensor x, int64_t k) {
+  x.index_put_({Slice(), Slice(None, -k)}, x.index({Slice(), Slice(k, None)}));
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: source 'x.index({Slice(), Slice(k, None)})' of 'index_put_' overlaps (a shifted slice along dimension 1 of) its destination 'x' at '{Slice(), Slice(None, -k)}'
+  // CHECK-FIXES: x.index_put_({Slice(), Slice(None, -k)}, x.index({Slice(), Slice(k, None)}).clone());
+}

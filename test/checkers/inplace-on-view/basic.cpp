@@ -20,9 +20,10 @@ void PositiveByValueParameter(torch::Tensor x) {
   // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'mul_' writes in place to 'row', a view of parameter 'x'; the caller's tensor changes too
 }
 
-void PositiveChainedViews(torch::Tensor x) {
-  x.t().narrow(0, 0, 1).add_(1);
-  // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: 'add_' writes in place to a view of parameter 'x'; the caller's tensor changes too
+// The chain's result is used, so the author may take it for a new tensor.
+torch::Tensor PositiveChainedViews(torch::Tensor x) {
+  return x.t().narrow(0, 0, 1).add_(1);
+  // CHECK-MESSAGES: :[[@LINE-1]]:32: warning: 'add_' writes in place to a view of parameter 'x'; the caller's tensor changes too
 }
 
 void PositiveViewOfView(const torch::Tensor &x) {
@@ -55,11 +56,13 @@ void PositiveCompoundAssignment(const torch::Tensor &x) {
   // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'operator+=' writes in place to 'v', a view of parameter 'x'
 }
 
-void PositiveIndexAssignment(torch::Tensor x) {
-  x.index({Slice(), 0}) = 1;
-  // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: 'operator=' writes in place to a view of parameter 'x'; the caller's tensor changes too
-  x[0] = 2;
-  // CHECK-MESSAGES: :[[@LINE-1]]:8: warning: 'operator=' writes in place to a view of parameter 'x'
+float PositiveIndexAssignment(torch::Tensor x) {
+  auto rows = x.narrow(0, 0, 2);
+  rows.index({Slice(), 0}) = 1;
+  // CHECK-MESSAGES: :[[@LINE-1]]:28: warning: 'operator=' writes in place to a view of parameter 'x'; the caller's tensor changes too
+  rows[0] = 2;
+  // CHECK-MESSAGES: :[[@LINE-1]]:11: warning: 'operator=' writes in place to a view of parameter 'x'
+  return rows.sum().item<float>();
 }
 
 void PositiveOutArgument(const torch::Tensor &x, const torch::Tensor &y) {
@@ -73,9 +76,12 @@ void PositiveOutArgument(const torch::Tensor &x, const torch::Tensor &y) {
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'mul_outf' writes in place to 'row', a view of parameter 'x'
 }
 
-void PositiveIndexPut(const torch::Tensor &x, const torch::Tensor &v) {
-  x.narrow(0, 0, 2).index_put_({0}, v);
-  // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'index_put_' writes in place to a view of parameter 'x'
+torch::Tensor PositiveIndexPut(const torch::Tensor &x, const torch::Tensor &v) {
+  auto head = x.narrow(0, 0, 2);
+  // CHECK-FIXES: auto head = x.narrow(0, 0, 2).clone();
+  head.index_put_({0}, v);
+  // CHECK-MESSAGES: :[[@LINE-1]]:8: warning: 'index_put_' writes in place to 'head', a view of parameter 'x'
+  return head;
 }
 
 void PositiveFreeFunctionView(const torch::Tensor &x) {
@@ -149,8 +155,8 @@ void PositiveMayAliasParameter(const torch::Tensor &x) {
   // CHECK-MESSAGES: :[[@LINE-1]]:8: warning: 'mul_' writes in place to 'flat', a possible alias of parameter 'x' ('reshape' returns a view when the layout allows); whether 'x' changes depends on its layout at run time
 }
 
-float PositiveMayAliasLocalReadAfter() {
-  auto x = torch::rand({4, 4});
+float PositiveMayAliasLocalReadAfter(const torch::Tensor &input) {
+  auto x = input.sigmoid();
   auto c = x.contiguous();
   // CHECK-FIXES: auto c = x.contiguous().clone();
   c.clamp_(0, 1);

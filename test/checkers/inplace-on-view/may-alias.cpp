@@ -52,9 +52,10 @@ void NegativeRebindToResult() {
   consume(frame);
 }
 
-// Positive: another handle still holds the old tensor.
-void PositiveRebindWithOtherHandle() {
-  auto frame = torch::rand({4, 4, 3});
+// Positive: another handle still holds the old tensor, whose layout the
+// function does not show.
+void PositiveRebindWithOtherHandle(const torch::Tensor &input) {
+  auto frame = input.sigmoid();
   auto original = frame;
   frame = frame.reshape({-1}).mul_(2);
   // CHECK-MESSAGES: :[[@LINE-1]]:31: warning: 'mul_' writes in place to a possible alias of local 'frame' ('reshape' returns a view when the layout allows); whether 'frame' changes depends on its layout at run time
@@ -62,8 +63,8 @@ void PositiveRebindWithOtherHandle() {
 }
 
 // Positive: read afterwards on another path than the rebinding.
-void PositiveReadBeforeRebind(bool again) {
-  auto frame = torch::rand({4, 4});
+void PositiveReadBeforeRebind(const torch::Tensor &input, bool again) {
+  auto frame = input.sigmoid();
   auto flat = frame.reshape({-1});
   // CHECK-FIXES: auto flat = frame.reshape({-1}).clone();
   flat.mul_(2);

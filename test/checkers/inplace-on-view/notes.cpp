@@ -54,8 +54,8 @@ void PositiveLoopCarried(const torch::Tensor &x, int n) {
   torch::Tensor cur = x;
   for (int i = 0; i < n; ++i) {
     cur.mul_(0.5);
-    // CHECK-NOTES: :[[@LINE-1]]:9: warning: 'mul_' writes in place to 'cur', a possible alias of parameter 'x' (a view of it on some paths); whether 'x' changes depends on the path taken
-    // CHECK-NOTES: :[[@LINE+1]]:15: note: possible alias of parameter 'x' created here by 'narrow'
+    // CHECK-NOTES: :[[@LINE-1]]:9: warning: 'mul_' writes in place to 'cur', a view of parameter 'x'; the caller's tensor changes too
+    // CHECK-NOTES: :[[@LINE+1]]:15: note: view of parameter 'x' created here by 'narrow'
     cur = cur.narrow(0, 0, 1);
   }
 }

@@ -25,15 +25,21 @@ void LocalBufferNotReadAgain(const torch::Tensor &row) {
 
 // The output-parameter names are configurable; the default list has 'out'
 // but not 'sink'.
-void NamedOut(const torch::Tensor &out, const torch::Tensor &x) {
-  out.select(0, 0).copy_(x);
-  // CHECK-MESSAGES-NAMES: :[[@LINE-1]]:20: warning: 'copy_' writes in place to a view of parameter 'out'
+// The row is read back, so nothing but the name says that writing 'out' is
+// the point.
+float NamedOut(const torch::Tensor &out, const torch::Tensor &x) {
+  auto row = out.select(0, 0);
+  row.copy_(x);
+  // CHECK-MESSAGES-NAMES: :[[@LINE-1]]:7: warning: 'copy_' writes in place to 'row', a view of parameter 'out'
+  return row.sum().item<float>();
 }
 
-void NamedSink(const torch::Tensor &sink, const torch::Tensor &x) {
-  sink.select(0, 0).copy_(x);
-  // CHECK-MESSAGES-DEFAULT: :[[@LINE-1]]:21: warning: 'copy_' writes in place to a view of parameter 'sink'
-  // CHECK-MESSAGES-LOCAL: :[[@LINE-2]]:21: warning: 'copy_' writes in place to a view of parameter 'sink'
+float NamedSink(const torch::Tensor &sink, const torch::Tensor &x) {
+  auto row = sink.select(0, 0);
+  row.copy_(x);
+  // CHECK-MESSAGES-DEFAULT: :[[@LINE-1]]:7: warning: 'copy_' writes in place to 'row', a view of parameter 'sink'
+  // CHECK-MESSAGES-LOCAL: :[[@LINE-2]]:7: warning: 'copy_' writes in place to 'row', a view of parameter 'sink'
+  return row.sum().item<float>();
 }
 
 // With a table in which 'narrow' is not a view, the check follows the table.
@@ -48,9 +54,9 @@ void TableDecides(const torch::Tensor &x) {
   // CHECK-FIXES-NAMES: auto head = x.narrow(0, 0, 1).clone();
 }
 
-void Suppressed(const torch::Tensor &x) {
+torch::Tensor Suppressed(const torch::Tensor &x) {
   auto head = x.narrow(0, 0, 1);
   head.zero_(); // NOLINT(libtorch-inplace-on-view)
   // NOLINTNEXTLINE(libtorch-*)
-  x.select(0, 0).fill_(1);
+  return x.select(0, 0).fill_(1);
 }

@@ -158,6 +158,7 @@ public:
   Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
   Tensor select(int64_t dim, int64_t index) const;
   Tensor view(IntArrayRef size) const;
+  Tensor view_as(const Tensor &other) const;
   Tensor t() const;
   Tensor transpose(int64_t dim0, int64_t dim1) const;
   Tensor permute(IntArrayRef dims) const;
@@ -190,6 +191,10 @@ public:
   Tensor type_as(const Tensor &other) const;
   // Out of place.
   Tensor clone(optional<MemoryFormat> memory_format = nullopt) const;
+  Tensor new_empty(IntArrayRef size, TensorOptions options = {}) const;
+  Tensor new_zeros(IntArrayRef size, TensorOptions options = {}) const;
+  Tensor addmm(const Tensor &mat1, const Tensor &mat2, const Scalar &beta = 1,
+               const Scalar &alpha = 1) const;
   Tensor add(const Tensor &other, const Scalar &alpha = 1) const;
   Tensor add(const Scalar &other, const Scalar &alpha = 1) const;
   Tensor sub(const Tensor &other, const Scalar &alpha = 1) const;
@@ -228,6 +233,8 @@ public:
   Tensor &mul_(const Scalar &other) const;
   Tensor &div_(const Tensor &other) const;
   Tensor &div_(const Scalar &other) const;
+  Tensor &addmm_(const Tensor &mat1, const Tensor &mat2,
+                 const Scalar &beta = 1, const Scalar &alpha = 1) const;
   Tensor &zero_() const;
   Tensor &fill_(const Scalar &value) const;
   Tensor &copy_(const Tensor &src, bool non_blocking = false) const;
