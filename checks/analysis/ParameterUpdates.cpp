@@ -155,6 +155,68 @@ bool assignsHeldTensor(const CXXOperatorCallExpr *Assign,
   return Value && isSameExpression(Value, Assign->getArg(0), AST);
 }
 
+/// Whether Field is registered as a parameter or buffer of Module's class:
+/// a public tensor member of a libtorch module, or one the class's
+/// constructor registers.
+bool isRegisteredMember(const FieldDecl *Field, const CXXRecordDecl *Module,
+                        ParameterSharingAnalysis &Sharing) {
+  const auto *Owner = dyn_cast<CXXRecordDecl>(Field->getParent());
+  if (!Owner || !isModuleClass(Owner))
+    return false;
+  if (isLibtorchDecl(Owner))
+    return Field->getAccess() == AS_public;
+  for (const CXXRecordDecl *Class : {Module, Owner})
+    if (const ModuleValue *Model = Sharing.classModel(Class, std::nullopt);
+        Model && Model->RegisteredFields.count(Field))
+      return true;
+  return false;
+}
+
+// Note [Reparametrised members]
+// Weight normalisation recomputes a member from other parameters on every
+// forward (`weight = g * v / v.norm();`, spectral norm's `weight =
+// weight_orig / sigma`). The member then holds a new tensor, but one that
+// autograd computes from tensors that are registered, so parameters(), to()
+// and serialization still see everything that learns: the stale registered
+// tensor is dead, not wrong. So a method of the module assigning its own
+// member a new tensor (an out-of-place result) computed from another of its
+// registered members, directly or through locals, is not reported. A fresh
+// value that reads no registered member (`bias = torch::zeros({n});`) still
+// is: the optimizer keeps stepping a tensor the module no longer uses.
+bool isReparametrisation(const CXXOperatorCallExpr *Assign,
+                         const FunctionDecl *Function, const FieldDecl *Field,
+                         ParameterSharingAnalysis &Sharing,
+                         const OperatorTable &Table) {
+  const auto *Method = dyn_cast_or_null<CXXMethodDecl>(Function);
+  const auto *Member = cast<MemberExpr>(Assign->getArg(0)->IgnoreImplicit());
+  if (!Method || !isa<CXXThisExpr>(Member->getBase()->IgnoreImplicit()))
+    return false;
+  const auto *Value = dyn_cast<CallExpr>(skipHandleCopies(Assign->getArg(1)));
+  std::optional<TensorCall> Tensor =
+      Value ? resolveTensorCall(Value, Table) : std::nullopt;
+  if (!Tensor || Tensor->aliasedArgument() || Tensor->Effect.writes())
+    return false;
+  llvm::DenseSet<const VarDecl *> Seen;
+  std::function<bool(const Stmt *)> ReadsRegistered = [&](const Stmt *S) {
+    if (!S)
+      return false;
+    if (const auto *Read = dyn_cast<MemberExpr>(S)) {
+      const auto *Other = dyn_cast<FieldDecl>(Read->getMemberDecl());
+      if (Other && Other != Field && isTensorType(Other->getType()) &&
+          isa<CXXThisExpr>(Read->getBase()->IgnoreImplicit()) &&
+          isRegisteredMember(Other, Method->getParent(), Sharing))
+        return true;
+    }
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
+      if (const auto *Local = dyn_cast<VarDecl>(Ref->getDecl());
+          Local && Local->hasLocalStorage() && Local->getInit() &&
+          Seen.insert(Local).second && ReadsRegistered(Local->getInit()))
+        return true;
+    return llvm::any_of(S->children(), ReadsRegistered);
+  };
+  return ReadsRegistered(Value);
+}
+
 std::optional<ListSink> listSinkOf(const ast_matchers::BoundNodes &Nodes) {
   if (const auto *Construct = Nodes.getNodeAs<CXXConstructExpr>(OptimizerId)) {
     const CXXRecordDecl *Optimizer = Construct->getConstructor()->getParent();
@@ -224,7 +286,8 @@ memberRebinding(const CXXOperatorCallExpr *Assign, const FunctionDecl *Function,
   if (Rhs && Rhs->getMethodDecl() && Rhs->getMethodDecl()->getIdentifier() &&
       Rhs->getMethodDecl()->getName() == "register_parameter")
     return std::nullopt;
-  if (assignsHeldTensor(Assign, Aliases, Sharing.ast()))
+  if (assignsHeldTensor(Assign, Aliases, Sharing.ast()) ||
+      isReparametrisation(Assign, Function, Field, Sharing, Aliases.table()))
     return std::nullopt;
   std::string Registered;
   if (isLibtorchDecl(Owner)) {

@@ -110,8 +110,9 @@ struct MemberRebinding {
 
 /// Whether Assign (`m->weight = t`, in Function) rebinds a tensor member a
 /// module class registers as a parameter. Not in a constructor binding its
-/// own members, nor for `register_parameter`'s result or the tensor the
-/// member already holds.
+/// own members, nor for `register_parameter`'s result, the tensor the member
+/// already holds, or a value the module's method computes from its other
+/// registered members (Note [Reparametrised members]).
 std::optional<MemberRebinding>
 memberRebinding(const CXXOperatorCallExpr *Assign, const FunctionDecl *Function,
                 AliasAnalysisContext &Aliases, ParameterSharingAnalysis &Sharing);

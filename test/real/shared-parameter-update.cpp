@@ -224,3 +224,27 @@ void PositiveRegisterParameterOfAnother(EncoderHead &model,
   torch::optim::SGD opt(params, torch::optim::SGDOptions(0.1));
   // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'SGD' is built from a list that holds parameter 'encoder.weight' twice (also as 'tied'); each step() updates it twice
 }
+
+// Reparametrisation (Note [Reparametrised members]): weight normalisation
+// recomputes the registered weight from g and v on every forward.
+struct WeightNormLinearImpl : torch::nn::LinearImpl {
+  WeightNormLinearImpl(int64_t in, int64_t out) : torch::nn::LinearImpl(in, out) {
+    g = register_parameter("g", torch::ones({out, 1}));
+    v = register_parameter("v", torch::randn({out, in}));
+  }
+  torch::Tensor forward(const torch::Tensor &x) {
+    weight = g * (v / v.norm(2, 1, true));
+    return torch::nn::LinearImpl::forward(x);
+  }
+  torch::Tensor g, v;
+};
+
+struct ResettingImpl : torch::nn::Module {
+  ResettingImpl() { bias = register_parameter("bias", torch::zeros({4})); }
+  torch::Tensor forward(const torch::Tensor &x) {
+    bias = torch::zeros({4});
+    // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: assigning 'bias' does not re-register it
+    return x + bias;
+  }
+  torch::Tensor bias;
+};

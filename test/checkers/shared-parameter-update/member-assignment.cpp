@@ -63,3 +63,50 @@ void PositiveAssignOtherTensor(torch::nn::Linear &lin, torch::nn::Embedding &emb
   lin->weight = lin->weight.t();
   // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: assigning 'weight' does not re-register it
 }
+
+// Reparametrisation (Note [Reparametrised members]): a method recomputing a
+// registered member from the module's other registered members, as weight
+// and spectral normalisation do on every forward.
+struct WeightNormLinearImpl : torch::nn::LinearImpl {
+  WeightNormLinearImpl(int64_t in, int64_t out) : torch::nn::LinearImpl(in, out) {
+    g = register_parameter("g", torch::ones({out, 1}));
+    v = register_parameter("v", torch::randn({out, in}));
+  }
+  torch::Tensor forward(const torch::Tensor &x) {
+    weight = g * v / v.norm();
+    return torch::nn::LinearImpl::forward(x);
+  }
+  torch::Tensor g, v;
+};
+
+struct SpectralNormImpl : torch::nn::Module {
+  SpectralNormImpl() {
+    weight_orig = register_parameter("weight_orig", torch::randn({4, 4}));
+    u = register_buffer("u", torch::randn({4}));
+    weight = register_parameter("weight", torch::randn({4, 4}), false);
+  }
+  torch::Tensor forward(const torch::Tensor &x) {
+    auto sigma = u.matmul(weight_orig).norm();
+    weight = weight_orig / sigma;
+    return x.matmul(weight);
+  }
+  torch::Tensor weight_orig, u, weight;
+};
+
+// Positive: a fresh value that no registered member feeds, and one computed
+// from the member itself only: the optimizer keeps stepping the registered
+// tensor the module no longer uses.
+struct ResettingImpl : torch::nn::Module {
+  ResettingImpl() {
+    bias = register_parameter("bias", torch::zeros({4}));
+    scale = register_parameter("scale", torch::ones({4}));
+  }
+  torch::Tensor forward(const torch::Tensor &x) {
+    bias = torch::zeros({4});
+    // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: assigning 'bias' does not re-register it
+    scale = scale * 2;
+    // CHECK-MESSAGES: :[[@LINE-1]]:11: warning: assigning 'scale' does not re-register it
+    return x * scale + bias;
+  }
+  torch::Tensor bias, scale;
+};

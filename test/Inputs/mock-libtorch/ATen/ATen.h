@@ -203,6 +203,9 @@ public:
   Tensor div(const Tensor &other) const;
   Tensor div(const Scalar &other) const;
   Tensor sum(optional<ScalarType> dtype = nullopt) const;
+  Tensor norm(const Scalar &p = 2) const;
+  Tensor norm(const optional<Scalar> &p, IntArrayRef dim,
+              bool keepdim = false) const;
   Tensor mean(optional<ScalarType> dtype = nullopt) const;
   Tensor matmul(const Tensor &other) const;
   Tensor relu() const;
