@@ -108,9 +108,11 @@ void OverlappingInplaceCheck::check(const MatchFinder::MatchResult &Result) {
 // and the message says both. Which operator rejects what is measured, not
 // written here (OverlapSemantics, checks/data/aten-overlap.json):
 // - an operand that is exactly the destination is reported where the
-//   operator rejects that (`x.index_put_({i}, x)`), and not where it accepts
-//   it (`a.add_(a)`, `at::add_out(x, x, y)`: each element is read before it
-//   is written);
+//   operator rejects that (`x.index_put_({i}, x)`) or runs and computes a
+//   wrong result (`at::mm_out(a, a, b)`: a row of `a` is overwritten while
+//   later rows still read it), and not where it runs and is right
+//   (`a.add_(a)`, `at::add_out(x, x, y)`: each element is read before it is
+//   written);
 // - a partial overlap is reported in any case: where the operator rejects it
 //   the message says it throws when it can see it, where it accepts it the
 //   message says nothing checks it;
@@ -192,7 +194,8 @@ bool OverlappingInplaceCheck::isReportable(OverlapSite &Site) const {
     if (Site.Written == WrittenRole::Other || Site.OperandWritten)
       return true;
     if (Site.Measured && Site.Measured->ExactAlias != OverlapVerdict::Untested)
-      return Site.Measured->ExactAlias == OverlapVerdict::Rejects;
+      return Site.Measured->ExactAlias == OverlapVerdict::Rejects ||
+             Site.Measured->ExactAlias == OverlapVerdict::Corrupts;
     return Site.Written != WrittenRole::Self || Site.Parameter == "indices";
   case ExtentOverlap::Unknown:
     return WarnOnPossibleOverlap;
@@ -226,6 +229,11 @@ void OverlappingInplaceCheck::report(const OverlapSite &Site,
   else if (Site.Overlap == ExtentOverlap::Identical && Site.Measured &&
            Site.Measured->ExactAlias == OverlapVerdict::Rejects)
     Consequence = 2; // measured: rejects an exact alias
+  else if (Site.Measured &&
+           (Site.Overlap == ExtentOverlap::Identical
+                ? Site.Measured->ExactAlias
+                : Site.Measured->PartialOverlap) == OverlapVerdict::Corrupts)
+    Consequence = 4; // measured: runs and computes a wrong result
   else if (Site.Overlap != ExtentOverlap::Identical && Site.Measured &&
            Site.Measured->PartialOverlap == OverlapVerdict::Accepts)
     Consequence = 3; // measured: accepts a partial overlap
@@ -267,7 +275,9 @@ void OverlappingInplaceCheck::report(const OverlapSite &Site,
        "'unsupported operation: some elements of the input tensor and the "
        "written-to tensor refer to a single memory location' even for the "
        "same tensor|aten::%6 does not reject this overlap and the result "
-       "depends on the order of reads and writes}5")
+       "depends on the order of reads and writes|aten::%6 does not reject "
+       "this and computes a wrong result: it reads elements it has already "
+       "written}5")
       << Who << Write.Operator << Relation << Ranges.shiftedDimension()
       << Where << Consequence << Site.AtenOperator << Fix;
   for (const AliasValue *Value : {&Operand.Value, &Write.Value}) {

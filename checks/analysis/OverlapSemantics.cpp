@@ -36,6 +36,8 @@ std::optional<OverlapVerdict> readVerdict(const llvm::json::Object &Input,
     return OverlapVerdict::Rejects;
   if (*Text == "accepts")
     return OverlapVerdict::Accepts;
+  if (*Text == "corrupts")
+    return OverlapVerdict::Corrupts;
   if (*Text == "untested")
     return OverlapVerdict::Untested;
   return std::nullopt;

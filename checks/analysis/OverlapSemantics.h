@@ -9,8 +9,9 @@
 // torchalias-gen-overlap-semantics runs every in-place and out= overload of
 // the libtorch it links twice per tensor input, once with the input being the
 // written argument and once with the two overlapping by one element, and
-// records `rejects`, `accepts` or `untested` (docs/operator-table.md,
-// "aten-overlap.json"). The table measured on Debian's libtorch 1.13.1 is
+// records `rejects`, `accepts` (it ran, and the result was the one computed
+// from copies), `corrupts` (it ran and the result was another) or `untested`
+// (docs/operator-table.md, "aten-overlap.json"). The table measured on Debian's libtorch 1.13.1 is
 // compiled in. Facts are looked up by operator name, written argument and
 // input name; the overloads of one name that measured that pair are merged,
 // and where they disagree the fact is `untested`.
@@ -36,7 +37,8 @@ namespace clang::tidy::libtorch {
 /// What libtorch did when a written argument and an input shared memory.
 enum class OverlapVerdict {
   Rejects,  ///< It threw its overlap error ("... a single memory location").
-  Accepts,  ///< The call ran; this says nothing about the result being right.
+  Accepts,  ///< The call ran, and the result was right for the profile.
+  Corrupts, ///< The call ran, and the result was wrong (`mm.out`).
   Untested, ///< The case could not be measured, or overloads disagree.
 };
 

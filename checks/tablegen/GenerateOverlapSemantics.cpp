@@ -58,7 +58,14 @@ llvm::cl::opt<bool>
 //   out= argument would be resized, and the input with it, before the
 //   operator read it;
 // - a partial overlap needs an input of two elements or more.
-// `accepts` says only that nothing was thrown, not that the result is right.
+// A call that runs is run again with the same values in memory of their
+// own (the input a copy of what it would have read), and the written
+// argument compared: `accepts` when it holds the same result, `corrupts`
+// when the overlap changed it (`mm.out` reading a matrix it is overwriting).
+// Both runs start from one seed, so a random operator draws the same
+// values; a result that is not finite where the copy's is, or differs by
+// more than rounding, is a changed result. `accepts` says that the result
+// was right for the profile measured, not that it is for every shape.
 constexpr llvm::StringLiteral OverlapError = "memory location";
 
 enum class Overlap { ExactAlias, Partial };
@@ -96,6 +103,24 @@ at::Tensor sharedBuffer(int64_t Elements, at::ScalarType Written,
   return at::zeros({Elements}, Written);
 }
 
+/// Whether the call's written argument ends up as in \p Reference.
+bool sameResult(const at::Tensor &Written, const at::Tensor &Reference) {
+  if (Written.sizes() != Reference.sizes() ||
+      Written.scalar_type() != Reference.scalar_type())
+    return false;
+  if (!at::isFloatingType(Written.scalar_type()) &&
+      !at::isComplexType(Written.scalar_type()))
+    return Written.equal(Reference);
+  return at::allclose(Written, Reference, /*rtol=*/1e-6, /*atol=*/1e-9,
+                      /*equal_nan=*/true);
+}
+
+/// Runs Call from the seed every generic call starts from.
+void runSeeded(const GenericCall &Call, const c10::OperatorHandle &Op) {
+  at::manual_seed(CallSeed);
+  Call.run(Op);
+}
+
 /// Runs a fresh call in which the input at \p In overlaps the written
 /// argument at \p Out as \p Kind says, and returns the verdict.
 const char *probe(const c10::OperatorHandle &Op, const InputProfile &Profile,
@@ -103,6 +128,7 @@ const char *probe(const c10::OperatorHandle &Op, const InputProfile &Profile,
                   Overlap Kind) {
   std::string Ignored;
   GenericCall Call = *GenericCall::build(Op.schema(), Profile, Ignored);
+  GenericCall Reference = *GenericCall::build(Op.schema(), Profile, Ignored);
   at::ScalarType WrittenType = Call.tensor(Out).scalar_type();
   at::ScalarType InputType = Call.tensor(In).scalar_type();
   if (c10::elementSize(WrittenType) != c10::elementSize(InputType))
@@ -127,13 +153,22 @@ const char *probe(const c10::OperatorHandle &Op, const InputProfile &Profile,
     Call.tensor(In) =
         Buffer.narrow(0, 0, InElements).view(InShape).view(InputType);
   }
+  // The same values, each in memory of its own.
+  Reference.tensor(Out) = Call.tensor(Out).clone();
+  Reference.tensor(In) = Call.tensor(In).clone();
   try {
-    Call.run(Op);
+    runSeeded(Call, Op);
   } catch (const std::exception &E) {
     return llvm::StringRef(E.what()).contains(OverlapError) ? "rejects"
                                                             : "untested";
   }
-  return "accepts";
+  try {
+    runSeeded(Reference, Op);
+  } catch (const std::exception &) {
+    return "untested";
+  }
+  return sameResult(Call.tensor(Out), Reference.tensor(Out)) ? "accepts"
+                                                             : "corrupts";
 }
 
 /// The verdicts for every tensor input against the written argument at

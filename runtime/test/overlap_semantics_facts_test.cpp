@@ -118,6 +118,29 @@ TEST(OverlapSemanticsFacts, ShiftedInnerWindowIsNotChecked) {
 
 // matmul.out and mm.out accept an out= that partially overlaps an input:
 // "aten::matmul does not reject this overlap".
+// ... and compute a wrong result with it: "aten::mm does not reject this
+// and computes a wrong result". With out= one of its inputs, mm_out
+// overwrites rows of the input that later rows of the product still read.
+TEST(OverlapSemanticsFacts, MatrixProductsIntoAnInputAreWrong) {
+  auto a = torch::rand({3, 3}, torch::kFloat64);
+  auto b = torch::rand({3, 3}, torch::kFloat64);
+  auto batch = torch::rand({2, 3, 3}, torch::kFloat64);
+  auto expected = a.mm(b), expectedBatch = batch.bmm(batch);
+  EXPECT_EQ(errorOf([&] { at::mm_out(a, a, b); }), "");
+  EXPECT_FALSE(a.allclose(expected));
+  EXPECT_EQ(errorOf([&] { at::bmm_out(batch, batch, batch); }), "");
+  EXPECT_FALSE(batch.allclose(expectedBatch));
+  auto c = torch::rand({3, 3}, torch::kFloat64);
+  auto expectedC = c.matmul(b);
+  at::matmul_out(c, c, b);
+  EXPECT_FALSE(c.allclose(expectedC));
+  // The bias of addmm is added element-wise: out= may be it.
+  auto bias = torch::rand({3, 3}, torch::kFloat64);
+  auto expectedBias = bias.addmm(a, b);
+  at::addmm_out(bias, bias, a, b);
+  EXPECT_TRUE(bias.allclose(expectedBias));
+}
+
 TEST(OverlapSemanticsFacts, MatmulOutAcceptsAPartialOverlap) {
   auto buf = torch::rand({4, 3}, torch::kFloat64);
   auto w = torch::rand({3, 3}, torch::kFloat64);

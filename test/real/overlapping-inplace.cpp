@@ -33,7 +33,7 @@ void PositiveOutAliasing(torch::Tensor x, const torch::Tensor &y) {
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: input 'x.narrow(0, 0, 1)' of 'add_out' is a view of its out= argument 'x'
   // CHECK-FIXES: at::add_out(x, x.narrow(0, 0, 1).clone(), y);
   at::matmul_out(x, x.narrow(0, 0, 3), y);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: input 'x.narrow(0, 0, 3)' of 'matmul_out' is a view of its out= argument 'x'; aten::matmul does not reject this overlap and the result depends on the order of reads and writes [libtorch-overlapping-inplace]
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: input 'x.narrow(0, 0, 3)' of 'matmul_out' is a view of its out= argument 'x'; aten::matmul does not reject this and computes a wrong result: it reads elements it has already written [libtorch-overlapping-inplace]
   // CHECK-FIXES: at::matmul_out(x, x.narrow(0, 0, 3).clone(), y);
 }
 
@@ -106,4 +106,15 @@ void PositiveFrameStackShift(torch::Tensor x, int64_t k) {
   x.index_put_({Slice(), Slice(None, -k)}, x.index({Slice(), Slice(k, None)}));
   // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: source 'x.index({Slice(), Slice(k, None)})' of 'index_put_' overlaps (a shifted slice along dimension 1 of) its destination 'x' at '{Slice(), Slice(None, -k)}'
   // CHECK-FIXES: x.index_put_({Slice(), Slice(None, -k)}, x.index({Slice(), Slice(k, None)}).clone());
+}
+
+void PositiveMatrixProductIntoInput(torch::Tensor a, const torch::Tensor &b) {
+  at::mm_out(a, a, b);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: input 'a' of 'mm_out' is the same tensor as its out= argument 'a'; aten::mm does not reject this and computes a wrong result
+  // CHECK-FIXES: at::mm_out(a, a.clone(), b);
+}
+
+void NegativeBiasIntoItself(torch::Tensor bias, const torch::Tensor &m1,
+                            const torch::Tensor &m2) {
+  at::addmm_out(bias, bias, m1, m2);
 }

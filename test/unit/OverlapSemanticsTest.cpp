@@ -54,9 +54,24 @@ TEST(OverlapSemantics, OutOverloadsAreKeyedByTheirOutArgument) {
   EXPECT_EQ(Self.PartialOverlap, OverlapVerdict::Untested);
   EXPECT_EQ(facts("add", "out", "other").PartialOverlap,
             OverlapVerdict::Rejects);
-  EXPECT_EQ(facts("mm", "out", "self").PartialOverlap, OverlapVerdict::Accepts);
+  EXPECT_EQ(facts("mm", "out", "self").PartialOverlap, OverlapVerdict::Corrupts);
   EXPECT_EQ(facts("cat", "out", "tensors").ExactAlias, OverlapVerdict::Untested);
   EXPECT_FALSE(semantics().lookup("add", "self", "other"));
+}
+
+// Operators that are not element-wise run with their out= argument as an
+// input and compute a wrong result: they read what they have overwritten.
+TEST(OverlapSemantics, MatrixProductsCorruptAnAliasedInput) {
+  for (const char *Operator : {"mm", "bmm", "matmul"})
+    for (const char *Input : {"self", Operator == llvm::StringRef("matmul")
+                                          ? "other"
+                                          : "mat2"}) {
+      MeasuredOverlap Facts = facts(Operator, "out", Input);
+      EXPECT_EQ(Facts.ExactAlias, OverlapVerdict::Corrupts) << Operator << Input;
+    }
+  EXPECT_EQ(facts("addmm", "out", "mat1").ExactAlias, OverlapVerdict::Corrupts);
+  // addmm.out's `self` is added element-wise, so out= may be it.
+  EXPECT_EQ(facts("addmm", "out", "self").ExactAlias, OverlapVerdict::Accepts);
 }
 
 TEST(OverlapSemantics, OtherDestinationsAreMeasuredToo) {

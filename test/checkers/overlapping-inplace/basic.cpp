@@ -98,12 +98,20 @@ void PositiveAddOutPartialOverlap(torch::Tensor x, const torch::Tensor &other) {
   // CHECK-FIXES: at::add_out(x, x.narrow(0, 0, 1).clone(), other);
 }
 
-// aten-overlap.json: matmul.out accepts a partial overlap of `self` with
-// `out` (no check runs), which is no reason to trust the result.
-void PositiveMatmulOutAcceptedOverlap(torch::Tensor buf, const torch::Tensor &w) {
+// aten-overlap.json: matmul.out runs with a partial overlap of `self` with
+// `out` (no check runs) and was measured computing a wrong result.
+void PositiveMatmulOutCorruptingOverlap(torch::Tensor buf, const torch::Tensor &w) {
   at::matmul_out(buf, buf.narrow(0, 0, 3), w);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: input 'buf.narrow(0, 0, 3)' of 'matmul_out' is a view of its out= argument 'buf'; aten::matmul does not reject this overlap and the result depends on the order of reads and writes [libtorch-overlapping-inplace]
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: input 'buf.narrow(0, 0, 3)' of 'matmul_out' is a view of its out= argument 'buf'; aten::matmul does not reject this and computes a wrong result: it reads elements it has already written [libtorch-overlapping-inplace]
   // CHECK-FIXES: at::matmul_out(buf, buf.narrow(0, 0, 3).clone(), w);
+}
+
+// aten-overlap.json: relu.out runs with a partial overlap and gave the right
+// result for the profile measured, which is no reason to trust it.
+void PositiveReluOutAcceptedOverlap(torch::Tensor buf) {
+  at::relu_out(buf, buf.narrow(0, 0, 3));
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: input 'buf.narrow(0, 0, 3)' of 'relu_out' is a view of its out= argument 'buf'; aten::relu does not reject this overlap and the result depends on the order of reads and writes [libtorch-overlapping-inplace]
+  // CHECK-FIXES: at::relu_out(buf, buf.narrow(0, 0, 3).clone());
 }
 
 void PositiveOutfView(torch::Tensor x, const torch::Tensor &y) {
@@ -251,4 +259,25 @@ void NegativeOtherTensor(torch::Tensor a, const torch::Tensor &b) {
 // options.cpp).
 void NegativeSymbolicRanges(torch::Tensor x, int64_t i, int64_t j) {
   x.narrow(0, i, 2).copy_(x.narrow(0, j, 2));
+}
+
+// aten-overlap.json: mm.out, bmm.out and matmul.out run with their out=
+// argument as an input and compute a wrong result ("corrupts"); addmm.out's
+// element-wise `self` may be out=.
+void PositiveMatrixProductIntoInput(torch::Tensor a, const torch::Tensor &b,
+                                    torch::Tensor h, const torch::Tensor &w) {
+  at::mm_out(a, a, b);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: input 'a' of 'mm_out' is the same tensor as its out= argument 'a'; aten::mm does not reject this and computes a wrong result: it reads elements it has already written
+  // CHECK-FIXES: at::mm_out(a, a.clone(), b);
+  at::bmm_out(h, w, h);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: input 'h' of 'bmm_out' is the same tensor as its out= argument 'h'; aten::bmm does not reject this
+  // CHECK-FIXES: at::bmm_out(h, w, h.clone());
+  at::addmm_out(h, h, w, h);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: input 'h' of 'addmm_out' is the same tensor as its out= argument 'h'; aten::addmm does not reject this
+}
+
+void NegativeBiasIntoItself(torch::Tensor bias, const torch::Tensor &m1,
+                            const torch::Tensor &m2, torch::Tensor out) {
+  at::addmm_out(bias, bias, m1, m2);
+  at::mm_out(out, m1, m2);
 }

@@ -288,6 +288,7 @@ Tensor matmul(const Tensor &self, const Tensor &other);
 Tensor cat(TensorList tensors, int64_t dim = 0);
 Tensor stack(TensorList tensors, int64_t dim = 0);
 Tensor relu(const Tensor &self);
+Tensor &relu_out(Tensor &out, const Tensor &self);
 Tensor &relu_(Tensor &self);
 Tensor exp(const Tensor &self);
 Tensor sigmoid(const Tensor &self);
@@ -305,6 +306,11 @@ Tensor &mul_out(Tensor &out, const Tensor &self, const Tensor &other);
 Tensor &mul_outf(const Tensor &self, const Tensor &other, Tensor &out);
 Tensor &cat_out(Tensor &out, TensorList tensors, int64_t dim = 0);
 Tensor &matmul_out(Tensor &out, const Tensor &self, const Tensor &other);
+Tensor &mm_out(Tensor &out, const Tensor &self, const Tensor &mat2);
+Tensor &bmm_out(Tensor &out, const Tensor &self, const Tensor &mat2);
+Tensor &addmm_out(Tensor &out, const Tensor &self, const Tensor &mat1,
+                  const Tensor &mat2, const Scalar &beta = 1,
+                  const Scalar &alpha = 1);
 Tensor &sum_out(Tensor &out, const Tensor &self, IntArrayRef dim,
                 bool keepdim = false, optional<ScalarType> dtype = nullopt);
 Tensor batch_norm(const Tensor &input, const optional<Tensor> &weight,
