@@ -35,9 +35,66 @@ void InplaceOnViewCheck::check(const MatchFinder::MatchResult &Result) {
   if (!Analysis)
     return;
   WriteChains Chains;
-  for (const WriteEvent &Write : Analysis->writes())
+  for (const WriteEvent &Write : Analysis->writes()) {
     if (shouldReport(Write, *Analysis) && !Chains.continuesReported(Write))
       report(Write);
+    else if (const FunctionDecl *Callee = changedArgumentReadAfter(Write))
+      reportChangedArgument(Write, Callee);
+  }
+}
+
+// Note [A changed argument read after the call]
+// A function meant to write its parameter (Note [Output parameters]) is
+// quiet in itself. Its caller is wrong to rely on the argument staying as it
+// was: `auto unit = normalized(kpts); draw(kpts);` takes the result for the
+// transformed tensor and reads the argument as if the call had not changed
+// it. So a call is reported when the function writes the parameter through a
+// view, returns a tensor the caller uses, the argument is a local or
+// parameter of the caller, and the caller reads it after the call. Where the
+// function's name or signature says that it writes its argument (`foo_`,
+// `foo_out`, a `Tensor &`, an output name), the caller was told.
+const FunctionDecl *
+InplaceOnViewCheck::changedArgumentReadAfter(const WriteEvent &Write) {
+  const AliasValue &Value = Write.Value;
+  const auto *Callee = dyn_cast_or_null<FunctionDecl>(
+      Write.CalleeParam ? Write.CalleeParam->getDeclContext() : nullptr);
+  const auto *Argument = dyn_cast<DeclRefExpr>(skipHandleCopies(Write.Target));
+  if (!Callee || !Argument || Value.Rel != Relation::Handle ||
+      Argument->getDecl() != Value.Root ||
+      (Value.RootOrigin != Origin::Fresh &&
+       Value.RootOrigin != Origin::CallerOwned) ||
+      !isTensorType(Callee->getReturnType()))
+    return nullptr;
+  const FunctionSummary *Summary =
+      aliasContext(Callee->getASTContext()).summary(Callee);
+  unsigned Index = Write.CalleeParam->getFunctionScopeIndex();
+  bool ThroughView = Summary && llvm::any_of(Summary->WrittenParameters,
+                                             [&](const auto &W) {
+                                               return W.Index == Index &&
+                                                      W.ThroughView;
+                                             });
+  if (!ThroughView || namesItsWrite(Write.CalleeParam, Callee))
+    return nullptr;
+  const FunctionDecl *Caller = Write.Owner->enclosingFunction();
+  if (isDiscarded(cast<Expr>(Write.Call), intended(Callee->getASTContext())
+                                              .parentsOf(Caller)) ||
+      !Write.Owner->isReferencedAfter(Write, Value.Root))
+    return nullptr;
+  return Callee;
+}
+
+void InplaceOnViewCheck::reportChangedArgument(const WriteEvent &Write,
+                                               const FunctionDecl *Callee) {
+  const auto *Argument = cast<DeclRefExpr>(skipHandleCopies(Write.Target));
+  diag(Write.Call->getExprLoc(),
+       "'%0' writes its argument '%1' in place through a view of its "
+       "parameter '%2', and '%1' is read after the call as if it were "
+       "unchanged")
+      << Callee->getName() << Argument->getDecl()->getName()
+      << Write.CalleeParam->getName();
+  diag(Write.CalleeWrite->getExprLoc(),
+       "'%0' writes its parameter '%1' in place here", DiagnosticIDs::Note)
+      << Callee->getName() << Write.CalleeParam->getName();
 }
 
 void InplaceOnViewCheck::onEndOfTranslationUnit() {
@@ -55,17 +112,11 @@ IntendedWrites &InplaceOnViewCheck::intended(ASTContext &AST) {
   return *Intended;
 }
 
-/// Note [Output parameters], and the conventions a user can name.
-bool InplaceOnViewCheck::isOutputParameter(
-    const ValueDecl *Root, const FunctionAliasAnalysis &Analysis) {
-  const auto *Param = dyn_cast_or_null<ParmVarDecl>(Root);
-  if (!Param)
-    return false;
-  IntendedWrites &Facts = intended(Param->getASTContext());
-  if (Facts.treatsAsReadOnly(Param))
-    return false;
-  // ATen's convention: `foo_` and `foo_out` write their arguments on purpose.
-  const FunctionDecl *Function = Analysis.function();
+/// Whether Function's name or Param's declaration says that the function
+/// writes the parameter: ATen's `foo_` and `foo_out`, a non-const
+/// reference, a name in OutputParameterNames.
+bool InplaceOnViewCheck::namesItsWrite(const ParmVarDecl *Param,
+                                       const FunctionDecl *Function) const {
   if (Function->getIdentifier()) {
     StringRef Name = Function->getName();
     if (compat::endsWith(Name, "_") || compat::endsWith(Name, "_out") ||
@@ -76,7 +127,19 @@ bool InplaceOnViewCheck::isOutputParameter(
   if (Type->isLValueReferenceType() &&
       !Type.getNonReferenceType().isConstQualified())
     return true;
-  if (llvm::is_contained(OutputParameterNames, Param->getName()))
+  return llvm::is_contained(OutputParameterNames, Param->getName());
+}
+
+/// Note [Output parameters], and the conventions a user can name.
+bool InplaceOnViewCheck::isOutputParameter(
+    const ValueDecl *Root, const FunctionAliasAnalysis &Analysis) {
+  const auto *Param = dyn_cast_or_null<ParmVarDecl>(Root);
+  if (!Param)
+    return false;
+  IntendedWrites &Facts = intended(Param->getASTContext());
+  if (Facts.treatsAsReadOnly(Param))
+    return false;
+  if (namesItsWrite(Param, Analysis.function()))
     return true;
   return Facts.outputEvidence(Param, Analysis) != OutputEvidence::None;
 }

@@ -32,8 +32,13 @@ private:
   /// Why a write into a view of object state is harmful, if it is.
   enum class StateHazard { None, HandedOut, EscapedBefore, TrackedParameter };
 
+  bool namesItsWrite(const ParmVarDecl *Param,
+                     const FunctionDecl *Function) const;
   bool isOutputParameter(const ValueDecl *Root,
                          const FunctionAliasAnalysis &Analysis);
+  const FunctionDecl *changedArgumentReadAfter(const WriteEvent &Write);
+  void reportChangedArgument(const WriteEvent &Write,
+                             const FunctionDecl *Callee);
   bool shouldReport(const WriteEvent &Write,
                     const FunctionAliasAnalysis &Analysis);
   IntendedWrites &intended(ASTContext &AST);

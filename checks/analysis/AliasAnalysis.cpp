@@ -363,9 +363,13 @@ AliasAnalysisContext::summary(const FunctionDecl *Callee) {
     if (!Param || Param->getDeclContext() != Callee)
       continue;
     unsigned Index = Param->getFunctionScopeIndex();
-    if (llvm::none_of(Summary->WrittenParameters,
-                      [&](const auto &W) { return W.Index == Index; }))
-      Summary->WrittenParameters.push_back({Index, Write.Call});
+    bool ThroughView = Write.Value.isView();
+    auto Known = llvm::find_if(Summary->WrittenParameters,
+                               [&](const auto &W) { return W.Index == Index; });
+    if (Known == Summary->WrittenParameters.end())
+      Summary->WrittenParameters.push_back({Index, Write.Call, ThroughView});
+    else if (ThroughView && !Known->ThroughView)
+      *Known = {Index, Write.Call, true};
   }
   auto Keep = [&](const AliasValue &Value, const Expr *Site) {
     const auto *Param = dyn_cast_or_null<ParmVarDecl>(Value.Root);

@@ -182,6 +182,9 @@ struct FunctionSummary {
   struct ParameterWrite {
     unsigned Index;
     const Expr *Site;
+    /// For a written parameter: written through a view of it (Site is such
+    /// a write), not only as a whole.
+    bool ThroughView = false;
   };
   std::vector<ParameterWrite> WrittenParameters;
   /// Parameters the function keeps beyond the call (Note [Escapes]).

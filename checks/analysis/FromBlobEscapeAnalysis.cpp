@@ -679,9 +679,9 @@ void FromBlobEscapeAnalysis::visit(const Stmt *S) {
           if (isTensorType(Var->getType()))
             bind(Var, Var->getInit());
         }
-    ++LambdaDepth;
+    LambdaBodies.push_back(Lambda->getBody());
     visit(Lambda->getBody());
-    --LambdaDepth;
+    LambdaBodies.pop_back();
   } else {
     visitChildren(S);
   }
@@ -712,8 +712,11 @@ void FromBlobEscapeAnalysis::visitExpression(const Stmt *S) {
           It != Environment.end() && It->second.RootOrigin == Origin::External)
         Uses.push_back({It->second.Root, Ref});
   } else if (const auto *Return = dyn_cast<ReturnStmt>(S);
-             Return && LambdaDepth == 0 && Return->getRetValue()) {
-    visitReturn(Return);
+             Return && Return->getRetValue()) {
+    if (LambdaBodies.empty())
+      visitReturn(Return);
+    else
+      visitLambdaReturn(Return, LambdaBodies.back());
   } else if (const auto *Assign = dyn_cast<CXXOperatorCallExpr>(S);
              Assign && Assign->getOperator() == OO_Equal &&
              Assign->getNumArgs() == 2) {
@@ -763,6 +766,23 @@ void FromBlobEscapeAnalysis::visitReturn(const ReturnStmt *Return) {
       (Site->Producer || wrapsWholeMember(Site->FromBlob)) &&
       !throughDeviceCopy(Return->getRetValue(), Table))
     ReturnedMemberBlobs.push_back(Site);
+}
+
+// Note [Lambdas returning a blob]
+// What a lambda returns goes to whoever calls it, so a from_blob tensor over
+// a buffer of the enclosing function is no escape there (its capture is the
+// one that counts). A buffer declared in the lambda's own body dies when the
+// lambda returns, though, just as a function's does: returning a tensor over
+// it hands its caller freed memory, whatever the caller does next.
+void FromBlobEscapeAnalysis::visitLambdaReturn(const ReturnStmt *Return,
+                                               const Stmt *Body) {
+  const BlobSite *Site = blobOf(Return->getRetValue());
+  const auto *Buffer = Site ? dyn_cast_or_null<VarDecl>(Site->Buffer) : nullptr;
+  if (!Buffer || !isScopedBuffer(Buffer) ||
+      !Body->getSourceRange().fullyContains(Buffer->getSourceRange()))
+    return;
+  noteEscape(EscapeRoute::Returned, Return->getRetValue(),
+             "a lambda in " + Function->getNameAsString(), true);
 }
 
 void FromBlobEscapeAnalysis::findRewrites() {

@@ -200,6 +200,7 @@ private:
   }
   void visitExpression(const Stmt *S);
   void visitReturn(const ReturnStmt *Return);
+  void visitLambdaReturn(const ReturnStmt *Return, const Stmt *Body);
   void bind(const VarDecl *Var, const Expr *Init);
   const BlobSite *blobOf(const Expr *E) const;
   const CallExpr *findFromBlob(const Expr *E) const;
@@ -232,7 +233,8 @@ private:
   llvm::DenseMap<const VarDecl *, std::vector<const Stmt *>> ScopesOf;
   std::vector<const Stmt *> Scopes;
   std::vector<const Stmt *> Loops;
-  unsigned LambdaDepth = 0;
+  /// The bodies of the lambdas being visited, innermost last.
+  llvm::SmallVector<const Stmt *, 2> LambdaBodies;
   std::vector<BufferWrite> Writes;
   std::vector<TensorUse> Uses;
   /// Stores made inside a loop, and escapes of a producer's tensor, checked

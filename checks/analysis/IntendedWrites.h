@@ -97,6 +97,11 @@ public:
   /// the expression the may-alias operation was applied to.
   bool isCopiedBack(const WriteEvent &Write);
 
+  /// The parent map of Function's body, built once.
+  const ParentMap &parentsOf(const FunctionDecl *Function) {
+    return parents(Function);
+  }
+
 private:
   bool isViewChainOf(const Expr *E, const ParmVarDecl *Param);
   bool isPlainViewOf(const Expr *E);

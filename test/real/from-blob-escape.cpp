@@ -154,3 +154,12 @@ torch::Tensor PositiveContiguousOfContiguous(int64_t n) {
   return torch::from_blob(samples.data(), {n}).unsqueeze(0).contiguous();
   // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: a from_blob tensor wraps local buffer 'samples' and is returned from 'PositiveContiguousOfContiguous', which destroys the buffer
 }
+
+torch::Tensor PositiveLambdaReturnsItsBuffer(int64_t n) {
+  auto make = [](int64_t total) {
+    std::vector<float> values(total, 1.0f);
+    return torch::from_blob(values.data(), {total});
+    // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: a from_blob tensor wraps local buffer 'values' and is returned from 'a lambda in PositiveLambdaReturnsItsBuffer', which destroys the buffer
+  };
+  return make(n).clone();
+}

@@ -209,3 +209,19 @@ float PositiveUnknownLayout(const torch::Tensor &input) {
   // CHECK-MESSAGES: :[[@LINE-1]]:8: warning: 'mul_' writes in place to 'flat', a possible alias of local 'base' ('flatten' returns a view when the layout allows)
   return base.sum().item<float>();
 }
+
+void draw(const torch::Tensor &t);
+
+torch::Tensor normalized(torch::Tensor kpts, int64_t width, int64_t height) {
+  kpts.select(-1, 0).div_(width);
+  kpts.select(-1, 1).div_(height);
+  return kpts;
+}
+
+void PositiveChangedArgumentReadAfter() {
+  auto keypoints = torch::rand({17, 3});
+  auto unit = normalized(keypoints, 640, 480);
+  // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: 'normalized' writes its argument 'keypoints' in place through a view of its parameter 'kpts', and 'keypoints' is read after the call as if it were unchanged [libtorch-inplace-on-view]
+  draw(unit);
+  draw(keypoints);
+}

@@ -220,3 +220,26 @@ void NegativeReadAfterUse() {
   (void)first;
   consume(t);
 }
+
+// A lambda's own buffer dies when the lambda returns (Note [Lambdas
+// returning a blob]); a buffer of the enclosing function does not.
+
+torch::Tensor PositiveLambdaReturnsItsBuffer(int64_t n) {
+  auto make = [](int64_t total) {
+    std::vector<float> values(total, 1.0f);
+    return torch::from_blob(values.data(), {total});
+    // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: a from_blob tensor wraps local buffer 'values' and is returned from 'a lambda in PositiveLambdaReturnsItsBuffer', which destroys the buffer
+    // CHECK-FIXES: return torch::from_blob(values.data(), {total}).clone();
+  };
+  return make(n).clone();
+}
+
+float NegativeLambdaOverEnclosingBuffer(int64_t n) {
+  std::vector<float> values(n, 1.0f);
+  auto view = [&] { return torch::from_blob(values.data(), {n}); };
+  auto copy = [](int64_t total) {
+    std::vector<float> local(total, 1.0f);
+    return torch::from_blob(local.data(), {total}).clone();
+  };
+  return view().sum().item<float>() + copy(n).sum().item<float>();
+}
