@@ -184,6 +184,32 @@ std::string absolute(llvm::StringRef Path) {
   return std::string(Out);
 }
 
+// Note [Paths a user gives]
+// A path option means a path from the working directory the command was run
+// in. ClangTool sets the working directory of the file system it parses with
+// to each command's directory; on the real file system that is the process's,
+// and units run side by side left whichever directory the last one restored,
+// often the database's, so a relative --output written after the run landed
+// there. The units now have file systems of their own (Note [One working
+// directory per unit] in check/Runner.cpp), and every path option is made
+// absolute as soon as the command line is parsed, so that nothing the
+// libraries do to the process's directory can move a user's file.
+std::string fromWorkingDir(const std::string &Path) {
+  if (Path.empty())
+    return Path;
+  llvm::SmallString<256> Out(Path);
+  llvm::sys::fs::make_absolute(Out);
+  llvm::sys::path::remove_dots(Out, /*remove_dot_dot=*/false);
+  return std::string(Out);
+}
+
+void resolvePathOptions() {
+  for (cl::opt<std::string> *Option :
+       {&OutputFile, &ExportFixes, &WriteBaseline, &Baseline, &PchCacheDir,
+        &MergeOutput, &InstrumentManifest, &ReportOutput})
+    *Option = fromWorkingDir(*Option);
+}
+
 /// Runs a command and returns its standard output, or an error naming it.
 llvm::Expected<std::string> capture(llvm::ArrayRef<llvm::StringRef> Argv) {
   auto Program = llvm::sys::findProgramByName(Argv[0]);
@@ -700,6 +726,7 @@ int main(int Argc, const char **Argv) {
   if (!cl::ParseCommandLineOptions(Argc, Argv, "torchalias: tensor-aliasing checks for libtorch\n",
                                    &llvm::errs()))
     return ToolError;
+  resolvePathOptions();
   if (CheckCommand)
     return runCheck();
   if (MergeCommand)

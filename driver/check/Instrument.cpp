@@ -682,7 +682,10 @@ FileInstrumentation instrumentFile(const tooling::CompilationDatabase &Database,
                                    const std::vector<const StaticFinding *> &Findings) {
   FileInstrumentation Out;
   Out.File = File.str();
-  tooling::ClangTool Tool(Database, {File.str()});
+  // A file system of its own: Note [One working directory per unit].
+  tooling::ClangTool Tool(Database, {File.str()},
+                          std::make_shared<PCHContainerOperations>(),
+                          llvm::vfs::createPhysicalFileSystem());
   FirstError Errors;
   Tool.setDiagnosticConsumer(&Errors);
   InstrumentActionFactory Factory(Findings, Out);

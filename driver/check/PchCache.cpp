@@ -553,7 +553,11 @@ std::optional<PchCache::Built> PchCache::build(const std::string &Key,
   CommandLine.insert(CommandLine.end(), {"-fpch-instantiate-templates", "-x", "c++-header",
                                          Header, "-o", std::string(Temporary)});
   OneCommand Database({WorkingDir.str(), Header, CommandLine, std::string(Temporary)});
-  clang::tooling::ClangTool Tool(Database, {Header});
+  // A file system of its own: Note [One working directory per unit] in
+  // Runner.cpp.
+  clang::tooling::ClangTool Tool(
+      Database, {Header}, std::make_shared<clang::PCHContainerOperations>(),
+      llvm::vfs::createPhysicalFileSystem());
   Tool.clearArgumentsAdjusters();
   Tool.setPrintErrorMessage(false);
   QuietConsumer Quiet;

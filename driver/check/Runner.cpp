@@ -151,7 +151,15 @@ public:
     auto Entry = SM->getFileEntryRefForID(BeginFile);
     if (!Entry)
       return true;
-    Out.push_back({realPath(Entry->getName()), Begin, End, FD->getQualifiedNameAsString()});
+    // Relative to the command's directory, the unit's own file system's
+    // (Note [One working directory per unit]).
+    std::string Directory;
+    if (auto Cwd = SM->getFileManager()
+                       .getVirtualFileSystem()
+                       .getCurrentWorkingDirectory())
+      Directory = *Cwd;
+    Out.push_back({realPath(Entry->getName(), Directory), Begin, End,
+                   FD->getQualifiedNameAsString()});
     return true;
   }
 
@@ -289,6 +297,53 @@ bool hasCompilerError(const std::vector<ClangTidyError> &Errors) {
 
 } // namespace
 
+// Note [One working directory per unit]
+// ClangTool runs a unit in its command's directory by setting the working
+// directory of the file system it is given. The real file system's is the
+// process's, which units run side by side would share: one thread restored
+// the user's directory while another parsed, and relative paths (a command's
+// `src/a.cpp`, a span's file) resolved against the wrong directory. Each unit
+// therefore gets a physical file system of its own, whose working directory
+// is its own; the options provider reads `.clang-tidy` files through the same
+// one. The process's working directory never changes, so the paths a user
+// gives mean what they say (Note [Paths a user gives] in TorchaliasMain.cpp).
+// A relative path in a check option (OperatorTable) is what a check opens
+// itself, from the process's directory; clang-tidy would open it from the
+// command's, so the provider makes it absolute there (CommandDirOptions).
+
+/// Makes relative `OperatorTable` options absolute in the command's
+/// directory, where clang-tidy resolves them.
+class CommandDirOptions : public clang::tidy::FileOptionsProvider {
+public:
+  CommandDirOptions(const RunSettings &Settings,
+                    llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS)
+      : FileOptionsProvider(clang::tidy::ClangTidyGlobalOptions(),
+                            Settings.Defaults, Settings.Overrides, FS),
+        FS(std::move(FS)) {}
+
+  std::vector<OptionsSource> getRawOptions(llvm::StringRef FileName) override {
+    std::vector<OptionsSource> Sources =
+        FileOptionsProvider::getRawOptions(FileName);
+    auto Cwd = FS->getCurrentWorkingDirectory();
+    if (!Cwd)
+      return Sources;
+    for (OptionsSource &Source : Sources)
+      for (auto &Option : Source.first.CheckOptions) {
+        llvm::StringRef Key = Option.getKey(), Value = Option.getValue().Value;
+        if (!compat::endsWith(Key, ".OperatorTable") || Value.empty() ||
+            llvm::sys::path::is_absolute(Value))
+          continue;
+        llvm::SmallString<256> Absolute(Value);
+        compat::makeAbsolute(*Cwd, Absolute);
+        Option.getValue().Value = std::string(Absolute);
+      }
+    return Sources;
+  }
+
+private:
+  llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS;
+};
+
 UnitResult runUnit(const clang::tooling::CompilationDatabase &Database,
                    llvm::StringRef File, const RunSettings &Settings) {
   std::vector<clang::tooling::CompileCommand> Commands = Database.getCompileCommands(File);
@@ -296,14 +351,18 @@ UnitResult runUnit(const clang::tooling::CompilationDatabase &Database,
   bool CanUsePch = Settings.Pch && Commands.size() == 1;
   std::string WorkingDir = Commands.empty() ? "" : Commands.front().Directory;
 
-  auto Attempt = [&](bool UsePch, UnitResult &Result, std::vector<FunctionSpan> &Spans) {
-    auto Options = std::make_unique<clang::tidy::FileOptionsProvider>(
-        clang::tidy::ClangTidyGlobalOptions(), Settings.Defaults, Settings.Overrides);
+  auto Attempt = [&](bool UsePch, UnitResult &Result,
+                     std::vector<FunctionSpan> &Spans) {
+    llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS =
+        llvm::vfs::createPhysicalFileSystem();
+    auto Options = std::make_unique<CommandDirOptions>(Settings, FS);
     clang::tidy::ClangTidyContext Context(std::move(Options));
     clang::tidy::ClangTidyDiagnosticConsumer Consumer(Context);
     compat::TidyDiagnostics Engine(Context, Consumer);
 
-    clang::tooling::ClangTool Tool(Database, {File.str()});
+    clang::tooling::ClangTool Tool(
+        Database, {File.str()},
+        std::make_shared<clang::PCHContainerOperations>(), FS);
     Tool.setDiagnosticConsumer(&Consumer);
     // A unit that does not compile is reported through its errors.
     Tool.setPrintErrorMessage(false);
