@@ -554,8 +554,21 @@ int runMerge() {
   return Clean;
 }
 
+/// Creates the directory a file is written into, and those above it.
+llvm::Error createParentOf(llvm::StringRef File) {
+  llvm::StringRef Parent = llvm::sys::path::parent_path(File);
+  if (Parent.empty())
+    return llvm::Error::success();
+  if (std::error_code E = llvm::sys::fs::create_directories(Parent))
+    return llvm::createStringError(E, "cannot create '%s': %s",
+                                   Parent.str().c_str(), E.message().c_str());
+  return llvm::Error::success();
+}
+
 /// Copies the files under \p From to \p To, leaving out version control,
-/// build trees (a directory with a CMakeCache.txt) and \p Exclude.
+/// build trees (a directory with a CMakeCache.txt) and \p Exclude. Each
+/// file's folder is made before the file, whatever order the directory is
+/// read in: a root's files may come before any of its folders.
 llvm::Error copyTree(llvm::StringRef From, llvm::StringRef To,
                      const std::vector<std::string> &Exclude) {
   std::error_code EC;
@@ -579,6 +592,8 @@ llvm::Error copyTree(llvm::StringRef From, llvm::StringRef To,
         return llvm::createStringError(E, "cannot create '%s': %s", Target.c_str(),
                                        E.message().c_str());
     } else if (llvm::sys::fs::is_regular_file(Status)) {
+      if (llvm::Error E = createParentOf(Target))
+        return E;
       if (std::error_code E = llvm::sys::fs::copy_file(Path, Target))
         return llvm::createStringError(E, "cannot write '%s': %s", Target.c_str(),
                                        E.message().c_str());
@@ -659,6 +674,8 @@ int runInstrument() {
       return fail("cannot read '" + File.File + "': " + Original.getError().message());
     llvm::SmallString<256> Target(OutDir);
     llvm::sys::path::append(Target, relativePath(File.File, RootDir));
+    if (llvm::Error E = createParentOf(Target))
+      return fail(llvm::toString(std::move(E)));
     if (llvm::Error E = writeTo(Target, [&](llvm::raw_ostream &OS) {
           OS << applyInsertions((*Original)->getBuffer(), File.Insertions);
         }))
@@ -667,9 +684,12 @@ int runInstrument() {
   std::string ManifestPath = InstrumentManifest;
   if (ManifestPath.empty())
     ManifestPath = OutDir + "/torchalias-instrument.json";
-  if (llvm::Error E = writeTo(ManifestPath, [&](llvm::raw_ostream &OS) {
-        OS << llvm::formatv("{0:2}", manifest(Done, RootDir)) << "\n";
-      })) {
+  llvm::Error E = createParentOf(ManifestPath);
+  if (!E)
+    E = writeTo(ManifestPath, [&](llvm::raw_ostream &OS) {
+      OS << llvm::formatv("{0:2}", manifest(Done, RootDir)) << "\n";
+    });
+  if (E) {
     llvm::errs() << "torchalias: error: " << llvm::toString(std::move(E)) << "\n";
     Status = ToolError;
   }

@@ -1,0 +1,2 @@
+#pragma once
+#define NESTED_VERSION 1
