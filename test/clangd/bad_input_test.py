@@ -10,7 +10,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lsp_client import LspClient, make_project, scratch_dir  # noqa: E402
+from lsp_client import LspClient, index_dir, make_project, scratch_dir, server_argv  # noqa: E402
 
 failures = []
 
@@ -27,7 +27,7 @@ def session(clangd, root, name, text, scenario):
     """Opens name with text in a server rooted at root; returns the published
     diagnostics and the server's log, after checking that it still answers a
     request and exits with status 0."""
-    client = LspClient([clangd, "--log=error"], root)
+    client = LspClient(server_argv(clangd), root)
     uri = "file://" + os.path.join(root, name)
     try:
         client.initialize(root)
@@ -40,6 +40,8 @@ def session(clangd, root, name, text, scenario):
     finally:
         code = client.close()
     expect(code == 0, f"{scenario}: the server exits with status 0", code)
+    expect(not os.path.exists(index_dir(root)), f"{scenario}: no background index",
+           index_dir(root))
     log = "".join(client.stderr)
     expect("Stack dump" not in log and "Signals.inc" not in log,
            f"{scenario}: no crash in the log", log[-2000:])

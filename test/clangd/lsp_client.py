@@ -11,6 +11,28 @@ import threading
 import time
 
 
+# The flags of every test session. No background index: on a loaded machine
+# it kept the server busy past the test's deadlines, and shutdown waits for
+# it (BackgroundIndex::~BackgroundIndex). The open files are parsed anyway;
+# the tests need nothing else.
+SERVER_FLAGS = ["--background-index=false", "--log=error"]
+
+# Deadlines, in seconds: generous, so that a test passes on a CI runner shared
+# with other jobs, and bounded, so that a hung server fails it.
+REPLY_TIMEOUT = 300
+SHUTDOWN_TIMEOUT = 120
+
+
+def server_argv(clangd):
+    """The command line of a test session's server."""
+    return [clangd, *SERVER_FLAGS]
+
+
+def index_dir(root):
+    """Where clangd would keep the background index of the project at root."""
+    return os.path.join(root, ".cache", "clangd", "index")
+
+
 class LspClient:
     def __init__(self, argv, cwd):
         self.proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.PIPE,
@@ -18,8 +40,10 @@ class LspClient:
         self.next_id = 1
         self.messages = queue.Queue()
         self.stderr = []
-        threading.Thread(target=self._read, daemon=True).start()
-        threading.Thread(target=self._read_stderr, daemon=True).start()
+        self.readers = [threading.Thread(target=self._read, daemon=True),
+                        threading.Thread(target=self._read_stderr, daemon=True)]
+        for reader in self.readers:
+            reader.start()
 
     def _read_stderr(self):
         for line in self.proc.stderr:
@@ -50,13 +74,13 @@ class LspClient:
     def notify(self, method, params):
         self.send({"jsonrpc": "2.0", "method": method, "params": params})
 
-    def request(self, method, params, timeout=120):
+    def request(self, method, params, timeout=REPLY_TIMEOUT):
         rid = self.next_id
         self.next_id += 1
         self.send({"jsonrpc": "2.0", "id": rid, "method": method, "params": params})
         return self.wait(lambda m: m.get("id") == rid and "method" not in m, timeout)
 
-    def wait(self, predicate, timeout=120):
+    def wait(self, predicate, timeout=REPLY_TIMEOUT):
         """The first message (skipping others) for which predicate holds."""
         deadline = time.monotonic() + timeout
         while True:
@@ -75,7 +99,7 @@ class LspClient:
             if predicate(message):
                 return message
 
-    def diagnostics(self, uri, version=None, timeout=120):
+    def diagnostics(self, uri, version=None, timeout=REPLY_TIMEOUT):
         def matches(m):
             if m.get("method") != "textDocument/publishDiagnostics":
                 return False
@@ -94,12 +118,17 @@ class LspClient:
         self.notify("initialized", {})
 
     def close(self):
+        """Shuts the server down; its exit status, once its whole log has been
+        read (self.stderr is complete)."""
         try:
-            self.request("shutdown", None, timeout=20)
+            self.request("shutdown", None, timeout=SHUTDOWN_TIMEOUT)
             self.notify("exit", None)
-            self.proc.wait(timeout=20)
+            self.proc.wait(timeout=SHUTDOWN_TIMEOUT)
         except Exception:
             self.proc.kill()
+            self.proc.wait()
+        for reader in self.readers:
+            reader.join(timeout=SHUTDOWN_TIMEOUT)
         return self.proc.returncode
 
 

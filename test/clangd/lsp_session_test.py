@@ -13,7 +13,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lsp_client import LspClient, apply_edits, make_project, scratch_dir  # noqa: E402
+from lsp_client import (LspClient, apply_edits, index_dir, make_project, scratch_dir,  # noqa: E402
+                        server_argv)
 
 CHECK = "libtorch-inplace-on-view"
 failures = []
@@ -43,7 +44,7 @@ def main():
     uri = "file://" + path
     text = open(path).read()
 
-    client = LspClient([clangd, "--log=error"], root)
+    client = LspClient(server_argv(clangd), root)
     try:
         client.initialize(root)
         client.notify("textDocument/didOpen", {"textDocument": {
@@ -107,6 +108,8 @@ def main():
     finally:
         code = client.close()
         expect(code == 0, "the server shuts down cleanly", code)
+    expect(not os.path.exists(index_dir(root)), "the session builds no background index",
+           index_dir(root))
 
     # 5. A project that enables the checks in `.clangd` instead.
     root = make_project(os.path.join(here, "project"), os.path.join(scratch, "dot-clangd"),
@@ -115,7 +118,7 @@ def main():
     with open(os.path.join(root, ".clangd"), "w") as out:
         out.write("Diagnostics:\n  ClangTidy:\n    Add: ['libtorch-*']\n")
     uri = "file://" + os.path.join(root, "model.cpp")
-    client = LspClient([clangd, "--log=error"], root)
+    client = LspClient(server_argv(clangd), root)
     try:
         client.initialize(root)
         client.notify("textDocument/didOpen", {"textDocument": {

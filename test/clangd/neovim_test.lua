@@ -22,12 +22,14 @@ end
 local ok, err = pcall(function()
   local client_id = vim.lsp.start_client({
     name = "torchalias-clangd",
-    cmd = { vim.env.TORCHALIAS_CLANGD, "--log=error" },
+    -- The flags of every test session (lsp_client.SERVER_FLAGS).
+    cmd = vim.list_extend({ vim.env.TORCHALIAS_CLANGD },
+                          vim.fn.json_decode(vim.env.TORCHALIAS_CLANGD_FLAGS)),
     root_dir = vim.fn.getcwd(),
   })
   vim.lsp.buf_attach_client(0, client_id)
 
-  vim.wait(60000, function() return #libtorch_diagnostics() > 0 end, 100)
+  vim.wait(300000, function() return #libtorch_diagnostics() > 0 end, 100)
   say("diagnostics", libtorch_diagnostics())
 
   local diagnostic = libtorch_diagnostics()[1]
@@ -38,7 +40,7 @@ local ok, err = pcall(function()
       ["end"] = { line = diagnostic.lnum, character = diagnostic.col },
     }
     params.context = { diagnostics = vim.lsp.diagnostic.get_line_diagnostics(0, diagnostic.lnum) }
-    local responses = vim.lsp.buf_request_sync(0, "textDocument/codeAction", params, 30000) or {}
+    local responses = vim.lsp.buf_request_sync(0, "textDocument/codeAction", params, 300000) or {}
     local titles = {}
     for _, response in pairs(responses) do
       for _, action in ipairs(response.result or {}) do
@@ -49,7 +51,7 @@ local ok, err = pcall(function()
       end
     end
     say("code actions", titles)
-    vim.wait(60000, function() return #libtorch_diagnostics() == 0 end, 100)
+    vim.wait(300000, function() return #libtorch_diagnostics() == 0 end, 100)
     say("after fix", { diagnostics = libtorch_diagnostics(),
                        lines = vim.api.nvim_buf_get_lines(0, 0, -1, false) })
   end

@@ -12,7 +12,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lsp_client import make_project, scratch_dir  # noqa: E402
+from lsp_client import SERVER_FLAGS, index_dir, make_project, scratch_dir  # noqa: E402
 
 
 def main():
@@ -24,10 +24,11 @@ def main():
                         ["-std=c++17", "-isystem", mock_include])
     log = os.path.join(root, "nvim-events.jsonl")
     env = dict(os.environ, TORCHALIAS_CLANGD=clangd, TORCHALIAS_NVIM_LOG=log,
+               TORCHALIAS_CLANGD_FLAGS=json.dumps(SERVER_FLAGS),
                XDG_STATE_HOME=root, XDG_DATA_HOME=root, XDG_CACHE_HOME=root)
     subprocess.run([nvim, "--headless", "--clean", "-n",
                     "-c", "luafile " + os.path.join(here, "neovim_test.lua"), "model.cpp"],
-                   cwd=root, env=env, timeout=180, check=True,
+                   cwd=root, env=env, timeout=900, check=True,
                    stdin=subprocess.DEVNULL)
     events = {}
     with open(log) as lines:
@@ -46,6 +47,7 @@ def main():
     after = events["after fix"]
     assert after["diagnostics"] == [], after
     assert "  auto head = input.narrow(0, 0, 1).clone();" in after["lines"], after
+    assert not os.path.exists(index_dir(root)), "a background index was built"
     print("ok: neovim shows the libtorch diagnostic, offers its fix, and the fix clears it")
 
 
