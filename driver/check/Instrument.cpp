@@ -34,7 +34,10 @@ using namespace clang;
 //  - libtorch-inplace-on-view, and libtorch-worker-missing-clone where the
 //    finding is a write (a DataLoader example): the tensor being written is
 //    wrapped in TORCHALIAS_AT_VIEW_WRITE: the object of an in-place member
-//    call or operator, or the argument that the callee writes;
+//    call or operator, or the argument that the callee writes (named by
+//    the finding, or the one tensor passed, or the argument of the parameter
+//    that the finding's note says a function of the file writes: Note
+//    [Arguments a callee writes]);
 //  - libtorch-overlapping-inplace: the destination is wrapped in
 //    TORCHALIAS_AT_OVERLAP_DST and every tensor operand in
 //    TORCHALIAS_AT_OVERLAP_OPERAND (a member call's object is sequenced
@@ -208,6 +211,8 @@ private:
   const CallExpr *callAt(const SourcePoint &P) const;
   const Stmt *statementInBlock(const Stmt *S) const;
   const Expr *writtenTensor(const CallExpr *Call, const StaticFinding &F) const;
+  const Expr *argumentTheCalleeWrites(const CallExpr *Call,
+                                      const StaticFinding &F) const;
 
   std::string viewWrite(const StaticFinding &F, std::vector<Wrap> &Wraps,
                         std::vector<std::string> &Validators);
@@ -286,13 +291,66 @@ const Stmt *SiteFinder::statementInBlock(const Stmt *S) const {
   return nullptr;
 }
 
+// Note [Arguments a callee writes]
+// A call of a function of the translation unit that writes one of its
+// parameters (`taper(frames)`, `sequence_mask(X.reshape({-1}), lengths)`,
+// `obj.taper(frames)`) is a finding whose note names that parameter, from
+// the callee's summary: "'taper' writes its parameter 'frames' in place
+// here". The note's parameter, looked up in the callee's definition, gives
+// the argument to wrap, whatever the argument is spelled and however many
+// tensors the call passes. A note about a deeper callee (the callee passes
+// its parameter on to another function) does not name the direct callee;
+// such a call is instrumented only when the finding names the argument or
+// the call passes one tensor.
+
+/// The argument of a function of this translation unit that the finding's
+/// note says it writes (Note [Arguments a callee writes]), or null.
+const Expr *SiteFinder::argumentTheCalleeWrites(const CallExpr *Call,
+                                                const StaticFinding &F) const {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  if (!Callee)
+    return nullptr;
+  const FunctionDecl *Definition = Callee->getDefinition();
+  if (!Definition)
+    Definition = Callee;
+  // An operator that is a method passes its object as the first argument.
+  unsigned Offset =
+      llvm::isa<CXXOperatorCallExpr>(Call) && llvm::isa<CXXMethodDecl>(Callee)
+          ? 1
+          : 0;
+  llvm::Regex WritesParameter(
+      "^'([^']+)' writes its parameter '([^']+)' in place here$");
+  for (const Note &N : F.Related) {
+    llvm::SmallVector<llvm::StringRef, 3> Named;
+    if (!WritesParameter.match(N.Message, &Named) || Named[1] != nameOf(Callee))
+      continue;
+    for (unsigned I = 0; I < Definition->getNumParams(); ++I) {
+      if (nameOf(Definition->getParamDecl(I)) != Named[2] ||
+          I + Offset >= Call->getNumArgs())
+        continue;
+      const Expr *Argument = written(Call->getArg(I + Offset));
+      return isTensor(Argument->getType()) ? Argument : nullptr;
+    }
+  }
+  return nullptr;
+}
+
 /// The tensor an in-place call writes: its object, the left operand of an
 /// operator, or the argument of a callee that the finding names.
 const Expr *SiteFinder::writtenTensor(const CallExpr *Call, const StaticFinding &F) const {
-  if (const auto *Member = llvm::dyn_cast<CXXMemberCallExpr>(Call))
-    return written(Member->getImplicitObjectArgument());
-  if (const auto *Operator = llvm::dyn_cast<CXXOperatorCallExpr>(Call))
-    return Operator->getNumArgs() > 0 ? written(Operator->getArg(0)) : nullptr;
+  if (const auto *Member = llvm::dyn_cast<CXXMemberCallExpr>(Call)) {
+    const Expr *Object = written(Member->getImplicitObjectArgument());
+    if (isTensor(Object->getType()))
+      return Object;
+    return argumentTheCalleeWrites(Call, F);
+  }
+  if (const auto *Operator = llvm::dyn_cast<CXXOperatorCallExpr>(Call)) {
+    const Expr *Left =
+        Operator->getNumArgs() > 0 ? written(Operator->getArg(0)) : nullptr;
+    if (Left && isTensor(Left->getType()))
+      return Left;
+    return argumentTheCalleeWrites(Call, F);
+  }
   llvm::SmallVector<llvm::StringRef, 2> Named;
   llvm::Regex("writes in place to '([^']+)'").match(F.Message, &Named);
   const Expr *Only = nullptr;
@@ -306,7 +364,7 @@ const Expr *SiteFinder::writtenTensor(const CallExpr *Call, const StaticFinding 
     if (Named.size() == 2 && text(W) == Named[1])
       return W;
   }
-  return Tensors == 1 ? Only : nullptr;
+  return Tensors == 1 ? Only : argumentTheCalleeWrites(Call, F);
 }
 
 std::string SiteFinder::viewWrite(const StaticFinding &F, std::vector<Wrap> &Wraps,
@@ -316,7 +374,11 @@ std::string SiteFinder::viewWrite(const StaticFinding &F, std::vector<Wrap> &Wra
     return "no call at the finding's location";
   const Expr *Target = writtenTensor(Call, F);
   if (!Target || !isTensor(Target->getType()))
-    return "cannot tell which tensor the call writes";
+    return "cannot tell which tensor the call writes (the finding names no "
+           "argument of it "
+           "and no parameter of its callee); pass the written tensor as a "
+           "variable of its "
+           "own";
   if (std::string Why = wrap(Target, ViewWrite, F, Wraps); !Why.empty())
     return Why;
   Validators.push_back(ViewWrite.str());
