@@ -201,7 +201,10 @@ const ParentMap &IntendedWrites::parents(const FunctionDecl *Function) {
 //   or a view of it that nothing holds and whose value is thrown away
 //   (`out[i] = v;`, `out.narrow(0, i, 1).copy_(row);`,
 //   `p.select(-1, 0) -= w / 2;`): such a statement has no effect but on the
-//   caller's tensor, so no one writes it believing the view to be a copy;
+//   caller's tensor, so no one writes it believing the view to be a copy.
+//   The parameter variable may have been rebound to a view of itself on
+//   some paths only (`if (bias) g = g.view(...); g[i] = v;`): g holds the
+//   parameter or a view of it, and the write lands in it either way;
 // - it returns the parameter, alone or in a returned list: an in-out
 //   parameter, the caller takes the updated tensor;
 // - it is registered as an operator (TORCH_LIBRARY's def/impl, pybind11's
@@ -283,7 +286,7 @@ bool IntendedWrites::writesDirectly(const ParmVarDecl *Param,
       return false;
     if (Value.Rel == Relation::Handle)
       return true;
-    return Value.Rel == Relation::DefiniteView && !Value.Merged &&
+    return Value.Rel == Relation::DefiniteView &&
            isViewChainOf(Write.Target, Param) && ChainDiscarded(Write.Call);
   });
 }

@@ -225,3 +225,21 @@ void PositiveChangedArgumentReadAfter() {
   draw(unit);
   draw(keypoints);
 }
+
+// The output parameter rebound to a view of itself on some paths only.
+void NegativeRebindOnSomePaths(torch::Tensor grad_bias,
+                               const torch::Tensor &g_out, int64_t group,
+                               bool with_bias) {
+  for (int64_t b = 0; b < g_out.size(0); ++b) {
+    if (with_bias)
+      grad_bias = grad_bias.view({group, -1});
+    for (int64_t g = 0; g < group; ++g)
+      if (with_bias)
+        grad_bias[g] = grad_bias[g]
+                           .view({-1, 1})
+                           .addmm_(g_out[b][g], g_out[b][g].t())
+                           .view(-1);
+    if (with_bias)
+      grad_bias = grad_bias.view({-1});
+  }
+}

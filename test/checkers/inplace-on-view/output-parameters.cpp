@@ -46,7 +46,25 @@ void NegativeColumns(const torch::Tensor &grid, const torch::Tensor &grad,
   consume(last);
 }
 
-// Negative: a conversion done in place on purpose.
+// Negative: the parameter variable rebound to a view of itself on some
+// paths only; the element write lands in the parameter either way.
+void NegativeRebindOnSomePaths(torch::Tensor grad_bias,
+                               const torch::Tensor &g_out, int64_t group,
+                               bool with_bias) {
+  for (int64_t b = 0; b < g_out.size(0); ++b) {
+    if (with_bias)
+      grad_bias = grad_bias.view({group, -1});
+    for (int64_t g = 0; g < group; ++g)
+      if (with_bias)
+        grad_bias[g] = grad_bias[g]
+                           .view({-1, 1})
+                           .addmm_(g_out[b][g], g_out[b][g].t())
+                           .view(-1);
+    if (with_bias)
+      grad_bias = grad_bias.view({-1});
+  }
+}
+
 std::vector<torch::Tensor> NegativeCornersInPlace(torch::Tensor boxes,
                                                   double threshold) {
   boxes.select(-1, 0) -= boxes.select(-1, 2) / 2;
@@ -183,6 +201,16 @@ torch::Tensor PositiveReturnsView(torch::Tensor x) {
   head.mul_(2);
   // CHECK-MESSAGES: :[[@LINE-1]]:8: warning: 'mul_' writes in place to 'head', a view of parameter 'x'
   return head;
+}
+
+// Positive: a named view of the parameter on every path, written and read.
+float PositiveNamedViewOnSomePaths(torch::Tensor x, bool first) {
+  auto part = x.narrow(0, 0, 1);
+  if (!first)
+    part = x.narrow(0, 1, 1);
+  part.mul_(2);
+  // CHECK-MESSAGES: :[[@LINE-1]]:8: warning: 'mul_' writes in place to 'part', a view of parameter 'x'
+  return part.sum().item<float>();
 }
 
 // Positive: an element of a list of views is held by the list.
