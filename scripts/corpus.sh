@@ -16,7 +16,9 @@ build=${BUILD_DIR:-$root/build}
 : "${CORPUS:?set CORPUS to a scratch folder for the extracted sources}"
 [[ -x $corpus_tools/run.sh ]] || { echo "error: no corpus tools at $corpus_tools (set CORPUS_TOOLS)" >&2; exit 2; }
 
-PACKAGES=(libopencv-dev libboost-program-options-dev nlohmann-json3-dev libjsoncpp-dev libcxxopts-dev)
+PACKAGES=(libopencv-dev libboost-program-options-dev nlohmann-json3-dev libjsoncpp-dev libcxxopts-dev
+  # torch/extension.h, which the extension kernels include, needs Python.h and pybind11.
+  pybind11-dev libpython3.11-dev)
 missing=()
 for package in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
