@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <sys/personality.h>
 #include <sys/wait.h>
 #include <tuple>
 #include <unistd.h>
@@ -518,8 +519,13 @@ runChild(const std::vector<c10::OperatorHandle> &Operators, size_t Begin,
 // glibc can fill every chunk it hands out and takes back with a fixed byte
 // (the tunable `glibc.malloc.perturb`), except the chunks on its per-thread
 // cache, so the generators run with that cache off, and a stale chunk reads
-// the same in every run. Tunables are read when a program starts: the
-// generator executes itself again once, with them set.
+// the same in every run. Whether a read past the end of a chunk finds mapped
+// memory or faults depends on where the heap and the mappings are, which
+// address-space randomisation changes from run to run (`unfold_backward`
+// with generic arguments crashed in most runs and ran in some), so the
+// restarted generator runs without it, as `setarch -R` does. Tunables and
+// the personality are read when a program starts: the generator executes
+// itself again once, with them set.
 void restartWithDeterministicHeap(char **Argv) {
   constexpr const char *Restarted = "TORCHALIAS_DETERMINISTIC_HEAP";
   if (std::getenv(Restarted))
@@ -529,6 +535,9 @@ void restartWithDeterministicHeap(char **Argv) {
     Tunables = std::string(Existing) + ":" + Tunables;
   ::setenv("GLIBC_TUNABLES", Tunables.c_str(), 1);
   ::setenv(Restarted, "1", 1);
+  int Current = ::personality(0xffffffff);
+  if (Current != -1)
+    ::personality(static_cast<unsigned long>(Current) | ADDR_NO_RANDOMIZE);
   ::execv("/proc/self/exe", Argv);
   // Where that fails the generator goes on as it is; only the operators
   // above can come out differently.
