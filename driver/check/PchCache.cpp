@@ -674,12 +674,12 @@ PchMiss PchCache::fits(const Built &Pch, const Preamble &Lead, const SearchPaths
       Defined[Line.Macro] = compat::startsWith(Line.Text, "#define");
       continue;
     }
-    llvm::StringRef Needed = Line.Header;
-    auto Included = llvm::find(Pch.Files, Needed);
-    if (Included == Pch.Files.end())
-      Included = llvm::find_if(Pch.Files, [&](llvm::StringRef File) {
-        return compat::startsWith(Needed, "/") && compat::endsWith(File, Needed);
-      });
+    // A header of a builtin directory ("/<spelling>") is the first the PCH's
+    // search directories give (<dirent.h>, not <bits/dirent.h>).
+    auto Included = llvm::find(Pch.Files, Line.Header);
+    for (auto Dir = Pch.Dirs.begin(); Included == Pch.Files.end() && Dir != Pch.Dirs.end();
+         ++Dir)
+      Included = llvm::find(Pch.Files, *Dir + Line.Header);
     if (Included == Pch.Files.end())
       return PchMiss::SearchPaths;
     if (!Pch.Guarded.count(*Included) && !isReincludable(Line))
