@@ -29,6 +29,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <map>
 #include <mutex>
 #include <set>
 
@@ -233,12 +234,13 @@ runUnits(const clang::tooling::CompilationDatabase &Database,
 /// Every finding once, even if several units include its header, with its
 /// identity; the run's own problems go into \p Context.
 std::vector<Finding> combine(std::vector<UnitResult> &Results,
-                             const std::string &RootDir, OutputContext &Context,
-                             unsigned &WithPch) {
+                             const std::vector<Unit> &Units,
+                             const std::string &RootDir, OutputContext &Context) {
   std::vector<Finding> All;
   std::set<std::string> ConfigErrors, ConfigWarnings;
-  for (UnitResult &R : Results) {
-    WithPch += R.UsedPch;
+  for (size_t I = 0; I < Results.size(); ++I) {
+    UnitResult &R = Results[I];
+    Context.Units.push_back({Units[I].first, pchMissName(R.Pch).str()});
     for (Finding &F : R.Findings)
       All.push_back(std::move(F));
     ConfigErrors.insert(R.ToolErrors.begin(), R.ToolErrors.end());
@@ -317,9 +319,29 @@ llvm::Error writeFixes(const std::string &Path,
   });
 }
 
+/// "; PCH used by 5 unit(s) (1 built, 0 reused), not by 2 (1 no-preamble,
+/// 1 forced-include)": the reasons counted, in the order of PchMiss.
+std::string pchSummary(const PchCache &Pch, const std::vector<UnitResult> &Results) {
+  std::map<PchMiss, unsigned> Misses;
+  unsigned With = 0;
+  for (const UnitResult &R : Results)
+    R.Pch == PchMiss::None ? ++With : ++Misses[R.Pch];
+  std::string Out = llvm::formatv("; PCH used by {0} unit(s) ({1} built, {2} reused)", With,
+                                  Pch.built(), Pch.reused());
+  if (Misses.empty())
+    return Out;
+  Out += llvm::formatv(", not by {0} (", Results.size() - With).str();
+  bool First = true;
+  for (const auto &[Miss, Count] : Misses) {
+    Out += llvm::formatv("{0}{1} {2}", First ? "" : ", ", Count, pchMissName(Miss)).str();
+    First = false;
+  }
+  return Out + ")";
+}
+
 void writeSummaryLine(const CheckOptions &Options, const Selection &Selected,
                       size_t Units, bool DiffMode, const PchCache *Pch,
-                      unsigned WithPch) {
+                      const std::vector<UnitResult> &Results) {
   llvm::errs() << llvm::formatv(
       "torchalias: {0} finding(s) in {1} translation unit(s)",
       Selected.Reported.size(), Units);
@@ -329,9 +351,7 @@ void writeSummaryLine(const CheckOptions &Options, const Selection &Selected,
     llvm::errs() << llvm::formatv(", {0} on unchanged lines",
                                   Selected.Unchanged);
   if (Pch)
-    llvm::errs() << llvm::formatv(
-        "; PCH used by {0} unit(s) ({1} built, {2} reused)", WithPch,
-        Pch->built(), Pch->reused());
+    llvm::errs() << pchSummary(*Pch, Results);
   llvm::errs() << "\n";
 }
 
@@ -383,8 +403,7 @@ int runCheck(const CheckOptions &Options) {
   OutputContext Context;
   Context.Root = RootDir;
   Context.HelpUriBase = Options.HelpUriBase;
-  unsigned WithPch = 0;
-  std::vector<Finding> All = combine(Results, RootDir, Context, WithPch);
+  std::vector<Finding> All = combine(Results, *Units, RootDir, Context);
 
   int Status = Clean;
   if (!Options.WriteBaseline.empty())
@@ -410,7 +429,7 @@ int runCheck(const CheckOptions &Options) {
     }
   if (!Options.Quiet)
     writeSummaryLine(Options, Selected, Units->size(), Changed.has_value(),
-                     Pch ? &*Pch : nullptr, WithPch);
+                     Pch ? &*Pch : nullptr, Results);
   if (!Context.Errors.empty())
     Status = ToolError;
   if (Status == Clean && !Selected.Reported.empty())

@@ -194,10 +194,19 @@ json::Value toJson(const std::vector<Finding> &Findings, const OutputContext &Co
     Entry["fixes"] = std::move(Fixes);
     Out.push_back(std::move(Entry));
   }
+  json::Array Units;
+  for (const OutputContext::UnitPch &U : Context.Units) {
+    json::Object Unit{{"file", relativePath(U.File, Context.Root)},
+                      {"pch", U.NoPchReason.empty()}};
+    if (!U.NoPchReason.empty())
+      Unit["no_pch_reason"] = U.NoPchReason;
+    Units.push_back(std::move(Unit));
+  }
   return json::Object{{"version", 1},
                       {"tool", json::Object{{"name", "torchalias"},
                                             {"version", TORCHALIAS_VERSION}}},
                       {"errors", json::Array(Context.Errors)},
+                      {"units", std::move(Units)},
                       {"findings", std::move(Out)}};
 }
 

@@ -20,6 +20,12 @@ struct OutputContext {
   bool AgainstBaseline = false;
   /// Problems of the run itself (bad options, units that could not run).
   std::vector<std::string> Errors, Warnings;
+  /// Each unit, and why it was parsed without a PCH ("" if it had one).
+  struct UnitPch {
+    std::string File; // absolute
+    std::string NoPchReason;
+  };
+  std::vector<UnitPch> Units;
 };
 
 void writeText(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,

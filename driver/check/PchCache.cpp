@@ -26,45 +26,97 @@
 namespace torchalias::driver {
 
 // Note [When a PCH is used]
-// Parsing <torch/torch.h> is nearly all of the cost of a translation unit.
-// `torchalias check` precompiles it and passes `-include-pch` to every unit
-// that can use it. The PCH is built with -fpch-instantiate-templates, so that
-// the templates libtorch's own inline code uses are instantiated once, in the
+// Parsing libtorch's headers is nearly all of the cost of a translation
+// unit. `torchalias check` precompiles each unit's preamble, the library
+// headers that it includes before any code of its own (Note [A unit's
+// preamble]), and passes `-include-pch` to every unit with that preamble and
+// those flags. The PCH is built with -fpch-instantiate-templates, so that the
+// templates libtorch's own inline code uses are instantiated once, in the
 // PCH. A PCH is used only where it is transparent, that is where the unit
-// sees the declarations and macros it would have seen:
-//   - The directives at the top of the unit reach `#include <torch/torch.h>`
-//     through nothing but `#pragma once`, include guards, headers that do the
-//     same (found as the compiler would, through the unit's search paths),
-//     and includes of headers that the PCH already contains. Reading the PCH
-//     first then only reorders include-guarded headers that torch.h includes
-//     anyway. Nothing the unit defines comes before libtorch, and libtorch is
-//     not forced into a unit that does not include it first.
-//     (includesBeforeTorch)
+// sees the declarations and macros it would have seen, in the same order:
+//   - The PCH's header includes the unit's first library headers, in the
+//     unit's order, so reading the PCH first does what the unit's own first
+//     includes would do. When the parse then reaches those includes, each
+//     names a header already included, which clang skips if it has an include
+//     guard or `#pragma once`; so every header the PCH's header includes must
+//     have one (the build records which have), or be a standard library
+//     header: the C++ standard ([using.headers]) lets each be included more
+//     than once with no effect different from including it once, which is why
+//     libstdc++'s <cmath> may include_next <math.h> outside its guard. Only
+//     <cassert> and <assert.h> define assert anew from NDEBUG, which nothing
+//     between changed. The PCH's header also repeats the unit's #define and
+//     #undef lines among those includes, and the macros they name must be as
+//     those lines left them at the PCH's end. Nothing else the unit defines
+//     comes before the PCH, and no header is forced into a unit that does
+//     not include it first.
 //   - Its command line has no forced includes (-include, -imacros,
 //     -include-pch) and is C++.
-//   - The PCH was built from the same flags, apart from include directories:
-//     the cache key is the xxHash of clang's version and the flags without
-//     -I, -iquote, -isystem and -idirafter. The include directories are
-//     checked instead: every header the PCH read must be found at the same
-//     place through the unit's search paths (no directory of the unit shadows
-//     it). So the units of a project's different targets, which differ in
+//   - The PCH was built from the same preamble and flags, apart from include
+//     directories: the cache key is the xxHash of clang's version, the flags
+//     without -I, -iquote, -isystem and -idirafter, and the preamble's
+//     lines. The include directories are checked instead: every header the
+//     PCH read must be found at the same place through the unit's search
+//     paths (no directory of the unit shadows it), including the preamble's
+//     own. So the units of a project's different targets, which differ in
 //     their own include directories, share one PCH.
 //   - The headers are as they were: beside each PCH a manifest lists its
 //     search directories and every file it read, with size and modification
 //     time, and a PCH whose files changed is rebuilt.
 // Any other unit is parsed as clang-tidy would. If the PCH cannot be built
-// (the flags do not compile the header), the unit is parsed plainly, and so
+// (the flags do not compile the preamble), the unit is parsed plainly, and so
 // is a unit whose PCH run reports a compiler error (the runner re-runs it
-// without the PCH, so that the error is the one the plain parse gives).
+// without the PCH, so that the error is the one the plain parse gives). Each
+// unit's reason (PchMiss) is in the JSON output and counted in the summary.
+
+// Note [A unit's preamble]
+// Like clangd's preamble, but of library headers only. The directives at the
+// top of the unit are read as the compiler would read them: `#pragma once`, a
+// project header's include guard, and includes. An include found through a
+// library's search directory is a library header and joins the preamble:
+// a -isystem or -idirafter directory; one under /usr/include or
+// /usr/local/include, where packages install their headers (libtorch's,
+// Python's, OpenCV's), even when a project names it with -I; one that holds
+// libtorch (torch/, ATen/ or c10/); and none of the unit's directories (the
+// compiler's builtin ones). An include of the project's own header (next to
+// its includer, through -iquote or another -I) is followed: its leading
+// includes join the preamble, and if it holds nothing else (its guard,
+// includes and the guard's #endif) the includer's next lines are read too.
+// A #define or #undef among them (a feature macro before the headers that
+// read it, `#undef slots` before libtorch in Qt projects) joins the preamble
+// too, if it is one line without comments or literals, and the PCH's header
+// repeats it in its place. When the unit repeats it after reading the PCH,
+// it changes nothing if the PCH left that macro as the preamble set it (the
+// manifest records its state at the end); otherwise the unit has no PCH. Any
+// other directive (#if, #pragma other than once) or code of the project's
+// own ends the preamble.
+// Project headers are never in a PCH: the traversal scope (Note [Traversal
+// scope] in Runner.cpp) walks their declarations, which would be hidden in a
+// PCH, and a header filter may ask for their findings; the checks report
+// nothing in a library's headers.
+// The PCH holds the preamble up to and including its last libtorch header
+// (its last header if it has none), each header once. The units of a
+// project that differ only in the standard headers they include after
+// libtorch so share one PCH; those headers, most of which libtorch includes
+// already, are parsed after it as usual. Units share a PCH only with the same
+// preamble in the same order: include order can matter (Python.h's feature
+// macros must come before any system header), so a unit that includes
+// <vector> before <torch/torch.h> has a PCH of its own.
 
 namespace {
 
 /// The directives at the top of a file, as (name, rest of the line), up to
-/// the first token that is not part of a directive.
-std::vector<std::pair<std::string, std::string>> leadingDirectives(llvm::StringRef Source) {
+/// the first token that is not part of a directive; and whether nothing but
+/// comments follows them.
+struct LeadingDirectives {
+  std::vector<std::pair<std::string, std::string>> Lines;
+  std::vector<std::string> Raw; // each line after its name, comments kept
+  bool ReachesEnd = false;
+};
+
+LeadingDirectives leadingDirectives(llvm::StringRef Source) {
   clang::LangOptions Lang;
   Lang.CPlusPlus = true;
-  std::vector<std::pair<std::string, std::string>> Out;
+  LeadingDirectives Out;
   size_t Line = 0; // where the next directive may start
   while (true) {
     // A raw lexer from the start of each line: comments and blank lines are
@@ -73,6 +125,7 @@ std::vector<std::pair<std::string, std::string>> leadingDirectives(llvm::StringR
                      Source.end());
     clang::Token Tok;
     Lex.LexFromRawLexer(Tok);
+    Out.ReachesEnd = Tok.is(clang::tok::eof);
     if (!Tok.is(clang::tok::hash) || !Tok.isAtStartOfLine())
       return Out;
     Lex.LexFromRawLexer(Tok);
@@ -84,10 +137,13 @@ std::vector<std::pair<std::string, std::string>> leadingDirectives(llvm::StringR
     if (End == llvm::StringRef::npos)
       End = Source.size();
     llvm::StringRef Rest = Source.slice(Offset, End);
+    Out.Raw.push_back(Rest.trim().str());
     Rest = Rest.split("//").first.split("/*").first.trim();
-    Out.emplace_back(Name, Rest.str());
-    if (End == Source.size())
+    Out.Lines.emplace_back(Name, Rest.str());
+    if (End == Source.size()) {
+      Out.ReachesEnd = true;
       return Out;
+    }
     Line = End + 1;
   }
 }
@@ -154,6 +210,8 @@ SplitFlags splitFlags(const std::vector<std::string> &Flags, llvm::StringRef Wor
       After.push_back(Dir);
   }
   // The compiler's order: -I, then -isystem, then -idirafter.
+  Out.Paths.System = System;
+  Out.Paths.System.insert(Out.Paths.System.end(), After.begin(), After.end());
   Out.Paths.Angled.insert(Out.Paths.Angled.end(), System.begin(), System.end());
   Out.Paths.Angled.insert(Out.Paths.Angled.end(), After.begin(), After.end());
   return Out;
@@ -181,19 +239,157 @@ std::vector<std::string> flagsOf(const std::vector<std::string> &Args, llvm::Str
   return Flags;
 }
 
-/// No forced includes, and C++ (a `-x` other than c++ changes the language).
-bool isTransparent(const std::vector<std::string> &Flags) {
+/// Whether the command line rules out a PCH: a forced include, or a `-x`
+/// other than c++ (it changes the language).
+PchMiss commandLineMiss(const std::vector<std::string> &Flags) {
   for (size_t I = 0; I < Flags.size(); ++I) {
     llvm::StringRef Flag = Flags[I];
     if (compat::startsWith(Flag, "-include") || compat::startsWith(Flag, "--include") ||
         compat::startsWith(Flag, "-imacros"))
-      return false;
+      return PchMiss::ForcedInclude;
     if (Flag == "-x" && (I + 1 == Flags.size() || Flags[I + 1] != "c++"))
-      return false;
+      return PchMiss::NotCxx;
     if (compat::startsWith(Flag, "-x") && Flag != "-x" && Flag != "-xc++")
-      return false;
+      return PchMiss::NotCxx;
   }
-  return true;
+  return PchMiss::None;
+}
+
+/// The first of \p Dirs in which \p Spelling names a file.
+std::optional<std::string> dirWith(const std::vector<std::string> &Dirs,
+                                   llvm::StringRef Spelling) {
+  for (const std::string &Dir : Dirs) {
+    llvm::SmallString<256> Candidate(Dir);
+    llvm::sys::path::append(Candidate, Spelling);
+    if (llvm::sys::fs::is_regular_file(Candidate))
+      return Dir;
+  }
+  return std::nullopt;
+}
+
+/// Whether the headers found through the search directory \p Dir are a
+/// library's. See Note [A unit's preamble].
+bool isLibraryDir(const std::string &Dir, const SearchPaths &Paths) {
+  if (llvm::is_contained(Paths.System, Dir))
+    return true;
+  std::string Real = realPath(Dir) + "/";
+  for (const char *Installed : {"/usr/include/", "/usr/local/include/"})
+    if (compat::startsWith(Real, Installed))
+      return true;
+  for (const char *Libtorch : {"torch", "ATen", "c10"}) {
+    llvm::SmallString<256> Sub(Dir);
+    llvm::sys::path::append(Sub, Libtorch);
+    if (llvm::sys::fs::is_directory(Sub))
+      return true;
+  }
+  return false;
+}
+
+bool isLibtorchHeader(llvm::StringRef Include) {
+  return compat::startsWith(Include, "#include <torch/") ||
+         compat::startsWith(Include, "#include <ATen/") ||
+         compat::startsWith(Include, "#include <c10/");
+}
+
+/// Whether including the header again has no effect, guard or no guard: a
+/// C++ standard library header (one of the compiler's builtin directories,
+/// named without an extension, as <cmath>, whose include_next of <math.h>
+/// lies outside its guard), or <assert.h>. See Note [When a PCH is used].
+bool isReincludable(const Preamble::Line &Include) {
+  llvm::StringRef Name = llvm::StringRef(Include.Text).drop_front(strlen("#include <")).drop_back();
+  return Include.Text == "#include <assert.h>" ||
+         (compat::startsWith(Include.Header, "/" + Name.str()) &&
+          Include.Header.size() == Name.size() + 1 && !Name.contains('.') &&
+          !Name.contains('/'));
+}
+
+/// A #define or #undef as the PCH's header repeats it, if it is one line with
+/// no comment or literal (which the directive's text would need to keep
+/// exactly).
+std::optional<Preamble::Line> macroLine(llvm::StringRef Name, llvm::StringRef Raw) {
+  if (Raw.contains("//") || Raw.contains("/*") || Raw.contains('"') || Raw.contains('\'') ||
+      compat::endsWith(Raw, "\\"))
+    return std::nullopt;
+  llvm::StringRef Macro = Raw.take_while([](char C) { return llvm::isAlnum(C) || C == '_'; });
+  if (Macro.empty() || (Name == "undef" && Macro.size() != Raw.size()))
+    return std::nullopt;
+  return Preamble::Line{("#" + Name + " " + Raw).str(), "", Macro.str()};
+}
+
+bool isInclude(const Preamble::Line &Line) { return Line.Macro.empty(); }
+
+/// Appends to \p Out the library headers that the file \p Path includes
+/// before anything of its own. Returns whether it holds nothing else, so that
+/// its includer's next lines may join the preamble too.
+bool collectPreamble(llvm::StringRef Path, const SearchPaths &Paths, unsigned Depth,
+                     Preamble &Out) {
+  auto Buffer = llvm::MemoryBuffer::getFile(Path);
+  if (!Buffer)
+    return false;
+  LeadingDirectives Top = leadingDirectives((*Buffer)->getBuffer());
+  const auto &Lines = Top.Lines;
+  bool Guarded = false, Opened = false; // Opened: past the guard's place
+  for (size_t I = 0; I < Lines.size(); ++I) {
+    const auto &[Name, Rest] = Lines[I];
+    if (Name == "pragma" && Rest == "once")
+      continue;
+    // A header's include guard (after `#pragma once` or not), and its end:
+    // the last directive, or one that closes an empty guard.
+    if (Depth > 0 && !Guarded && !Opened && Name == "ifndef" && I + 1 < Lines.size() &&
+        Lines[I + 1].first == "define" &&
+        (Lines[I + 1].second == Rest || compat::startsWith(Lines[I + 1].second, Rest + " "))) {
+      Guarded = Opened = true;
+      ++I;
+      continue;
+    }
+    Opened = true;
+    if (Guarded && Name == "endif") {
+      if (I + 1 == Lines.size())
+        return Top.ReachesEnd;
+      Guarded = false;
+      continue;
+    }
+    if (Name == "define" || Name == "undef") {
+      std::optional<Preamble::Line> Macro = macroLine(Name, Top.Raw[I]);
+      if (!Macro)
+        return false;
+      Out.Lines.push_back(std::move(*Macro));
+      continue;
+    }
+    if (Name != "include")
+      return false;
+    llvm::StringRef Spelling(Rest);
+    if (Spelling.size() < 3)
+      return false;
+    bool Quoted = Spelling.front() == '"' && Spelling.back() == '"';
+    if (!Quoted && !(Spelling.front() == '<' && Spelling.back() == '>'))
+      return false;
+    Spelling = Spelling.drop_front().drop_back();
+    // Where the compiler finds it: next to this file and through -iquote
+    // (quoted only), then the angled search paths; else a builtin directory.
+    std::optional<std::string> Own;
+    if (Quoted) {
+      Own = findIn({llvm::sys::path::parent_path(Path).str()}, Spelling);
+      if (!Own)
+        Own = findIn(Paths.Quoted, Spelling);
+    }
+    std::string Library = "/" + Spelling.str();
+    if (!Own)
+      if (std::optional<std::string> Dir = dirWith(Paths.Angled, Spelling)) {
+        std::optional<std::string> File = findIn({*Dir}, Spelling);
+        if (isLibraryDir(*Dir, Paths))
+          Library = *File;
+        else
+          Own = File;
+      }
+    if (Own) {
+      if (Depth >= 8 || !collectPreamble(*Own, Paths, Depth + 1, Out))
+        return false;
+      continue;
+    }
+    Out.Lines.push_back({("#include <" + Spelling + ">").str(), Library, ""});
+  }
+  return Depth > 0 && !Guarded && Top.ReachesEnd;
 }
 
 struct FileStamp {
@@ -217,14 +413,28 @@ public:
   }
 };
 
+/// Whether clang skips the header \p File when it is included again: it has
+/// an include guard or `#pragma once`.
+bool isGuarded(clang::HeaderSearch &Search, clang::FileManager &Files, llvm::StringRef File) {
+  auto Entry = Files.getOptionalFileRef(File);
+  if (!Entry)
+    return false;
+#if TORCHALIAS_LLVM_MAJOR >= 18
+  return Search.isFileMultipleIncludeGuarded(*Entry);
+#else
+  return Search.isFileMultipleIncludeGuarded(&Entry->getFileEntry());
+#endif
+}
+
 /// GeneratePCHAction that also writes the manifest: the search directories,
-/// in order, and the files it read.
+/// in order, the files it read and which of them are guarded, and the state
+/// of the preamble's macros at its end.
 class GeneratePchWithManifest : public clang::GeneratePCHAction {
 public:
   GeneratePchWithManifest(std::string ManifestPath, std::string Header,
-                          std::vector<std::string> FlagDirs)
+                          std::vector<std::string> FlagDirs, std::vector<std::string> Macros)
       : ManifestPath(std::move(ManifestPath)), Header(std::move(Header)),
-        FlagDirs(std::move(FlagDirs)) {}
+        FlagDirs(std::move(FlagDirs)), Macros(std::move(Macros)) {}
 
   // The bodies of non-template functions are skipped, as in a unit's own
   // parse of these headers (Note [Skipped bodies] in Runner.cpp).
@@ -245,13 +455,26 @@ public:
       OS << "flagdir " << Dir << '\n';
     compat::forEachSearchDir(CI.getPreprocessor().getHeaderSearchInfo(),
                              [&](llvm::StringRef Dir) { OS << "dir " << realPath(Dir) << '\n'; });
+    clang::HeaderSearch &Search = CI.getPreprocessor().getHeaderSearchInfo();
     compat::forEachFileRead(CI.getSourceManager(), [&](llvm::StringRef File) {
       std::string Name = realPath(File);
       if (Name == Header)
         return;
       if (std::optional<FileStamp> Now = stamp(Name))
         OS << "file " << Now->Size << ' ' << Now->Modified << ' ' << Name << '\n';
+      if (isGuarded(Search, CI.getFileManager(), File))
+        OS << "guarded " << Name << '\n';
     });
+    clang::Preprocessor &PP = CI.getPreprocessor();
+    for (const std::string &Macro : Macros) {
+      const clang::MacroInfo *Info = PP.getMacroInfo(PP.getIdentifierInfo(Macro));
+      const char *State = !Info ? "undefined"
+                          : realPath(CI.getSourceManager().getFilename(
+                                Info->getDefinitionLoc())) == Header
+                              ? "here"
+                              : "elsewhere";
+      OS << "macro " << Macro << ' ' << State << '\n';
+    }
     std::error_code EC;
     llvm::raw_fd_ostream Out(ManifestPath, EC);
     if (!EC)
@@ -261,7 +484,7 @@ public:
 
 private:
   std::string ManifestPath, Header;
-  std::vector<std::string> FlagDirs;
+  std::vector<std::string> FlagDirs, Macros;
 };
 
 class OneCommand : public clang::tooling::CompilationDatabase {
@@ -282,56 +505,53 @@ class QuietConsumer : public clang::DiagnosticConsumer {};
 
 } // namespace
 
-std::optional<std::vector<std::string>>
-includesBeforeTorch(llvm::StringRef Path, const SearchPaths &Paths, unsigned Depth) {
-  auto Buffer = llvm::MemoryBuffer::getFile(Path);
-  if (!Buffer)
-    return std::nullopt;
-  std::vector<std::pair<std::string, std::string>> Directives =
-      leadingDirectives((*Buffer)->getBuffer());
-  std::vector<std::string> Before;
-  for (size_t I = 0; I < Directives.size(); ++I) {
-    const auto &[Name, Rest] = Directives[I];
-    if (Name == "pragma" && Rest == "once")
-      continue;
-    // A header's include guard.
-    if (Depth > 0 && I == 0 && Name == "ifndef" && Directives.size() > 1 &&
-        Directives[1].first == "define" && Directives[1].second == Rest) {
-      ++I;
-      continue;
-    }
-    if (Name != "include")
-      return std::nullopt;
-    if (Rest == "<torch/torch.h>" || Rest == "\"torch/torch.h\"")
-      return Before;
-    llvm::StringRef Spelling(Rest);
-    if (Spelling.size() < 3)
-      return std::nullopt;
-    bool Quoted = Spelling.front() == '"' && Spelling.back() == '"';
-    if (!Quoted && !(Spelling.front() == '<' && Spelling.back() == '>'))
-      return std::nullopt;
-    Spelling = Spelling.drop_front().drop_back();
-    // Where the compiler finds it: next to this file (quoted only), then the
-    // quoted and angled search paths; else a system directory.
-    std::vector<std::string> Dirs;
-    if (Quoted) {
-      Dirs.push_back(llvm::sys::path::parent_path(Path).str());
-      Dirs.insert(Dirs.end(), Paths.Quoted.begin(), Paths.Quoted.end());
-    }
-    Dirs.insert(Dirs.end(), Paths.Angled.begin(), Paths.Angled.end());
-    std::optional<std::string> Found = findIn(Dirs, Spelling);
-    if (Found && Depth < 8)
-      if (std::optional<std::vector<std::string>> Nested =
-              includesBeforeTorch(*Found, Paths, Depth + 1)) {
-        // A header that leads with libtorch: what it includes first must
-        // be in the PCH, and the rest of this file does not matter.
-        Before.insert(Before.end(), Nested->begin(), Nested->end());
-        return Before;
-      }
-    // Otherwise it must be one of the PCH's own headers.
-    Before.push_back(Found ? *Found : "/" + Spelling.str());
+llvm::StringRef pchMissName(PchMiss Miss) {
+  switch (Miss) {
+  case PchMiss::None:
+    return "";
+  case PchMiss::Disabled:
+    return "disabled";
+  case PchMiss::SeveralCommands:
+    return "several-commands";
+  case PchMiss::ForcedInclude:
+    return "forced-include";
+  case PchMiss::NotCxx:
+    return "not-c++";
+  case PchMiss::NoPreamble:
+    return "no-preamble";
+  case PchMiss::Unguarded:
+    return "unguarded-header";
+  case PchMiss::MacroChanged:
+    return "macro-changed";
+  case PchMiss::BuildFailed:
+    return "build-failed";
+  case PchMiss::SearchPaths:
+    return "search-paths";
+  case PchMiss::CompileError:
+    return "compile-error";
   }
-  return std::nullopt;
+  return "";
+}
+
+Preamble preambleOf(llvm::StringRef Path, const SearchPaths &Paths) {
+  Preamble All;
+  collectPreamble(Path, Paths, 0, All);
+  // Each header once: a second include of a guarded header is skipped, and
+  // the PCH is used only if each is guarded (PchCache::fits). The cut: after
+  // the last libtorch header, else after the last header.
+  Preamble Out;
+  size_t LastInclude = 0, LastLibtorch = 0;
+  for (Preamble::Line &Line : All.Lines) {
+    if (isInclude(Line)) {
+      if (llvm::any_of(Out.Lines,
+                       [&](const Preamble::Line &L) { return L.Header == Line.Header; }))
+        continue;
+      (isLibtorchHeader(Line.Text) ? LastLibtorch : LastInclude) = Out.Lines.size() + 1;
+    }
+    Out.Lines.push_back(std::move(Line));
+  }
+  Out.Lines.resize(LastLibtorch ? LastLibtorch : LastInclude);
+  return Out;
 }
 
 llvm::Error PchCache::prepare() {
@@ -349,32 +569,34 @@ llvm::Error PchCache::prepare() {
   return llvm::Error::success();
 }
 
-std::optional<std::string> PchCache::pchFor(const std::vector<std::string> &Args,
-                                            llvm::StringRef File,
-                                            llvm::StringRef WorkingDir) {
+PchChoice PchCache::pchFor(const std::vector<std::string> &Args, llvm::StringRef File,
+                           llvm::StringRef WorkingDir) {
   std::vector<std::string> Flags = flagsOf(Args, File, WorkingDir);
-  if (!isTransparent(Flags))
-    return std::nullopt;
+  if (PchMiss Miss = commandLineMiss(Flags); Miss != PchMiss::None)
+    return {std::nullopt, Miss};
   SplitFlags Split = splitFlags(Flags, WorkingDir);
-  std::optional<std::vector<std::string>> Before =
-      includesBeforeTorch(absoluteIn(WorkingDir, File), Split.Paths);
-  if (!Before)
-    return std::nullopt;
+  Preamble Lead = preambleOf(absoluteIn(WorkingDir, File), Split.Paths);
+  if (Lead.Lines.empty())
+    return {std::nullopt, PchMiss::NoPreamble};
 
-  // The cache key: clang's version and the flags other than include
-  // directories; one variant per set of include directories that needed its
-  // own PCH.
+  // The cache key: clang's version, the flags other than include
+  // directories, and the preamble; one variant per set of include
+  // directories that needed its own PCH.
   std::string KeyText = clang::getClangFullVersion();
   for (const std::string &Flag : Split.Rest)
     KeyText += '\0' + Flag;
+  KeyText += '\0';
+  KeyText += "preamble";
+  for (const Preamble::Line &Line : Lead.Lines)
+    KeyText += '\0' + Line.Text;
   std::string Prefix = hash64(KeyText);
   std::string DirsText;
   for (const std::string &Dir : flagDirs(Split.Paths))
     DirsText += Dir + '\0';
   std::string Own = Prefix + "-" + hash64(DirsText);
 
-  // A variant that fits: this unit's own, then any other already built.
-  std::vector<std::string> Keys{Own};
+  // A variant that fits: any other already built, then this unit's own.
+  std::vector<std::string> Keys;
   std::error_code EC;
   for (llvm::sys::fs::directory_iterator It(Directory, EC), End; It != End && !EC;
        It.increment(EC)) {
@@ -383,22 +605,22 @@ std::optional<std::string> PchCache::pchFor(const std::vector<std::string> &Args
         !Name.contains(".tmp-") && Name.drop_back(5) != Own)
       Keys.push_back(Name.drop_back(5).str());
   }
-  auto Use = [&](const std::string &Key) {
+  auto Use = [&](const std::string &Key, const Built &Pch) {
     std::lock_guard<std::mutex> Lock(Mutex);
     Used.insert(Key);
+    return PchChoice{Pch.Path, PchMiss::None};
   };
-  for (size_t I = 1; I < Keys.size(); ++I)
-    if (std::optional<Built> Pch = variant(Keys[I], nullptr, WorkingDir);
-        Pch && fits(*Pch, *Before, Split.Paths)) {
-      Use(Keys[I]);
-      return Pch->Path;
-    }
-  if (std::optional<Built> Pch = variant(Own, &Flags, WorkingDir);
-      Pch && fits(*Pch, *Before, Split.Paths)) {
-    Use(Own);
-    return Pch->Path;
-  }
-  return std::nullopt;
+  for (const std::string &Key : Keys)
+    if (std::optional<Built> Pch = variant(Key, nullptr, WorkingDir);
+        Pch && fits(*Pch, Lead, Split.Paths) == PchMiss::None)
+      return Use(Key, *Pch);
+  BuildInput Input{Flags, Lead};
+  std::optional<Built> Pch = variant(Own, &Input, WorkingDir);
+  if (!Pch)
+    return {std::nullopt, PchMiss::BuildFailed};
+  if (PchMiss Miss = fits(*Pch, Lead, Split.Paths); Miss != PchMiss::None)
+    return {std::nullopt, Miss};
+  return Use(Own, *Pch);
 }
 
 unsigned PchCache::built() const {
@@ -412,7 +634,7 @@ unsigned PchCache::reused() const {
 }
 
 std::optional<PchCache::Built> PchCache::variant(const std::string &Key,
-                                                 const std::vector<std::string> *Flags,
+                                                 const BuildInput *Input,
                                                  llvm::StringRef WorkingDir) {
   std::shared_future<std::optional<Built>> Result;
   std::promise<std::optional<Built>> Promise;
@@ -429,8 +651,8 @@ std::optional<PchCache::Built> PchCache::variant(const std::string &Key,
   if (Mine) {
     std::optional<Built> Cached =
         readManifest(Directory + "/" + Key + ".pch", Directory + "/" + Key + ".deps");
-    if (!Cached && Flags) {
-      Cached = build(Key, *Flags, WorkingDir);
+    if (!Cached && Input) {
+      Cached = build(Key, *Input, WorkingDir);
       if (Cached) {
         std::lock_guard<std::mutex> Lock(Mutex);
         BuiltKeys.insert(Key);
@@ -441,15 +663,33 @@ std::optional<PchCache::Built> PchCache::variant(const std::string &Key,
   return Result.get();
 }
 
-bool PchCache::fits(const Built &Pch, const std::vector<std::string> &Before,
-                    const SearchPaths &Paths) {
-
-  // What the unit includes before libtorch must already be in the PCH.
-  for (const std::string &Needed : Before)
-    if (llvm::none_of(Pch.Files, [&](llvm::StringRef Included) {
-          return Included == Needed || compat::endsWith(Included, Needed);
-        }))
-      return false;
+PchMiss PchCache::fits(const Built &Pch, const Preamble &Lead, const SearchPaths &Paths) {
+  // The preamble's headers are where the PCH found them, and each is skipped
+  // when the unit includes it again.
+  // The macros it sets are as it left them: when the unit repeats its
+  // #define and #undef lines, they change nothing.
+  std::map<std::string, bool> Defined; // by the last line that names it
+  for (const Preamble::Line &Line : Lead.Lines) {
+    if (!isInclude(Line)) {
+      Defined[Line.Macro] = compat::startsWith(Line.Text, "#define");
+      continue;
+    }
+    // A header of a builtin directory ("/<spelling>") is the first the PCH's
+    // search directories give (<dirent.h>, not <bits/dirent.h>).
+    auto Included = llvm::find(Pch.Files, Line.Header);
+    for (auto Dir = Pch.Dirs.begin(); Included == Pch.Files.end() && Dir != Pch.Dirs.end();
+         ++Dir)
+      Included = llvm::find(Pch.Files, *Dir + Line.Header);
+    if (Included == Pch.Files.end())
+      return PchMiss::SearchPaths;
+    if (!Pch.Guarded.count(*Included) && !isReincludable(Line))
+      return PchMiss::Unguarded;
+  }
+  for (const auto &[Macro, IsDefined] : Defined) {
+    auto State = Pch.Macros.find(Macro);
+    if (State == Pch.Macros.end() || State->second != (IsDefined ? "here" : "undefined"))
+      return PchMiss::MacroChanged;
+  }
   // Every header of the PCH is found at the same place through the unit's
   // search paths. Each file's home is the first of the PCH's search
   // directories that contains it. The unit must have the PCH's own include
@@ -478,7 +718,7 @@ bool PchCache::fits(const Built &Pch, const std::vector<std::string> &Before,
       Others.push_back(Dir);
   }
   if (UnitOwn != Own)
-    return false;
+    return PchMiss::SearchPaths;
   if (!Others.empty())
     for (const std::string &Included : Pch.Files) {
       auto Home = HomeOf(Included);
@@ -486,9 +726,9 @@ bool PchCache::fits(const Built &Pch, const std::vector<std::string> &Before,
         continue; // found next to its includer, whatever the search paths
       llvm::StringRef Spelling = llvm::StringRef(Included).drop_front(Home->size() + 1);
       if (findIn(Others, Spelling))
-        return false;
+        return PchMiss::SearchPaths;
     }
-  return true;
+  return PchMiss::None;
 }
 
 std::optional<PchCache::Built> PchCache::readManifest(const std::string &Pch,
@@ -496,7 +736,7 @@ std::optional<PchCache::Built> PchCache::readManifest(const std::string &Pch,
   auto Buffer = llvm::MemoryBuffer::getFile(Manifest);
   if (!Buffer || !llvm::sys::fs::exists(Pch))
     return std::nullopt;
-  Built Out{Pch, {}, {}, {}};
+  Built Out{Pch, {}, {}, {}, {}, {}};
   llvm::SmallVector<llvm::StringRef> Lines;
   (*Buffer)->getBuffer().split(Lines, '\n', -1, /*KeepEmpty=*/false);
   for (llvm::StringRef Line : Lines) {
@@ -506,6 +746,15 @@ std::optional<PchCache::Built> PchCache::readManifest(const std::string &Pch,
     }
     if (Line.consume_front("flagdir ")) {
       Out.FlagDirs.push_back(Line.str());
+      continue;
+    }
+    if (Line.consume_front("guarded ")) {
+      Out.Guarded.insert(Line.str());
+      continue;
+    }
+    if (Line.consume_front("macro ")) {
+      auto [Macro, State] = Line.split(' ');
+      Out.Macros[Macro.str()] = State.str();
       continue;
     }
     if (!Line.consume_front("file "))
@@ -526,9 +775,9 @@ std::optional<PchCache::Built> PchCache::readManifest(const std::string &Pch,
   return Out;
 }
 
-std::optional<PchCache::Built> PchCache::build(const std::string &Key,
-                                               const std::vector<std::string> &Flags,
+std::optional<PchCache::Built> PchCache::build(const std::string &Key, const BuildInput &Input,
                                                llvm::StringRef WorkingDir) {
+  const std::vector<std::string> &Flags = Input.Flags;
   std::string Pch = Directory + "/" + Key + ".pch";
   std::string Manifest = Directory + "/" + Key + ".deps";
   std::string Header = realPath(Directory) + "/" + Key + ".h";
@@ -537,7 +786,8 @@ std::optional<PchCache::Built> PchCache::build(const std::string &Key,
     llvm::raw_fd_ostream Out(Header, EC);
     if (EC)
       return std::nullopt;
-    Out << "#include <torch/torch.h>\n";
+    for (const Preamble::Line &Line : Input.Lead.Lines)
+      Out << Line.Text << "\n";
   }
   // Build under unique names, then rename: other processes (shards) may be
   // building or reading the same key.
@@ -564,11 +814,14 @@ std::optional<PchCache::Built> PchCache::build(const std::string &Key,
   Tool.setDiagnosticConsumer(&Quiet);
   struct Factory : clang::tooling::FrontendActionFactory {
     std::string ManifestPath, Header;
-    std::vector<std::string> FlagDirs;
+    std::vector<std::string> FlagDirs, Macros;
     std::unique_ptr<clang::FrontendAction> create() override {
-      return std::make_unique<GeneratePchWithManifest>(ManifestPath, Header, FlagDirs);
+      return std::make_unique<GeneratePchWithManifest>(ManifestPath, Header, FlagDirs, Macros);
     }
   } MakeAction;
+  for (const Preamble::Line &Line : Input.Lead.Lines)
+    if (!isInclude(Line) && !llvm::is_contained(MakeAction.Macros, Line.Macro))
+      MakeAction.Macros.push_back(Line.Macro);
   MakeAction.ManifestPath = std::string(TemporaryManifest);
   MakeAction.Header = Header;
   MakeAction.FlagDirs = flagDirs(splitFlags(Flags, WorkingDir).Paths);

@@ -1,6 +1,6 @@
-//===- PchCache.h - Automatic PCH of the libtorch headers -------*- C++ -*-===//
+//===- PchCache.h - Automatic PCH of each unit's preamble -------*- C++ -*-===//
 //
-// See Note [When a PCH is used] in PchCache.cpp.
+// See Note [When a PCH is used] and Note [A unit's preamble] in PchCache.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,6 +25,43 @@ namespace torchalias::driver {
 struct SearchPaths {
   std::vector<std::string> Quoted; // -iquote: for "..." only
   std::vector<std::string> Angled; // -I, then -isystem, then -idirafter
+  std::vector<std::string> System; // those of Angled from -isystem and -idirafter
+};
+
+/// Why a unit was parsed without a PCH; None when it used one. The names
+/// (pchMissName) are what `--format json` and the summary line show.
+enum class PchMiss {
+  None,
+  Disabled,         // --no-pch
+  SeveralCommands,  // the database has more than one command for the file
+  ForcedInclude,    // -include, -imacros or -include-pch on its command line
+  NotCxx,           // -x other than c++
+  NoPreamble,       // code or a directive of its own (#if) before any library header
+  Unguarded,        // a header of its preamble has no include guard
+  MacroChanged,     // a header of its preamble changes a macro the preamble set
+  BuildFailed,      // its flags do not compile its preamble
+  SearchPaths,      // its search paths would find a header of the PCH elsewhere
+  CompileError,     // it has compiler errors: re-run without the PCH
+};
+llvm::StringRef pchMissName(PchMiss Miss);
+
+/// The headers of libraries (system, libtorch and other installed packages)
+/// that a unit includes before any code of its own, in order, as the
+/// compiler meets them, with the macros defined and undefined among them.
+/// See Note [A unit's preamble].
+struct Preamble {
+  struct Line {
+    std::string Text;   // `#include <torch/torch.h>`, `#define NAME 1`, `#undef NAME`
+    std::string Header; // an include's: a real path, or "/<spelling>" if builtin
+    std::string Macro;  // a #define's or #undef's name
+  };
+  std::vector<Line> Lines;
+};
+
+/// What the cache offers a unit: a PCH, or why not.
+struct PchChoice {
+  std::optional<std::string> Path;
+  PchMiss Miss = PchMiss::None;
 };
 
 class PchCache {
@@ -35,12 +72,12 @@ public:
   llvm::Error prepare();
 
   /// For a translation unit compiled with \p Args (a syntax-only command line
-  /// whose input is \p File) in \p WorkingDir: the path of a PCH of
-  /// <torch/torch.h> built with the same flags, building or rebuilding it if
-  /// needed, or nullopt if a PCH would not be transparent for this unit or
-  /// cannot be built. Thread-safe; one build per distinct set of flags.
-  std::optional<std::string> pchFor(const std::vector<std::string> &Args,
-                                    llvm::StringRef File, llvm::StringRef WorkingDir);
+  /// whose input is \p File) in \p WorkingDir: the path of a PCH of the
+  /// unit's preamble built with the same flags, building or rebuilding it if
+  /// needed, or why the unit has none (a PCH would not be transparent, or
+  /// cannot be built). Thread-safe; one build per preamble and set of flags.
+  PchChoice pchFor(const std::vector<std::string> &Args, llvm::StringRef File,
+                   llvm::StringRef WorkingDir);
 
   /// How many PCHs this run built, and how many built earlier it used.
   unsigned built() const;
@@ -52,20 +89,27 @@ private:
     std::vector<std::string> Dirs;     // its search directories, in order
     std::vector<std::string> FlagDirs; // those that came from its flags
     std::vector<std::string> Files; // every file it was built from
+    std::set<std::string> Guarded;  // those that have an include guard
+    /// The preamble's macros at its end: "here" (defined by the preamble),
+    /// "elsewhere" (redefined by a header) or "undefined".
+    std::map<std::string, std::string> Macros;
   };
   /// The PCH and its manifest, if every file it lists is unchanged.
   static std::optional<Built> readManifest(const std::string &Pch,
                                            const std::string &Manifest);
   /// The PCH of \p Key: already known, read from the cache, or (with
-  /// \p Flags) built; one build per key at a time.
-  std::optional<Built> variant(const std::string &Key, const std::vector<std::string> *Flags,
+  /// \p Input) built; one build per key at a time.
+  struct BuildInput {
+    const std::vector<std::string> &Flags;
+    const Preamble &Lead;
+  };
+  std::optional<Built> variant(const std::string &Key, const BuildInput *Input,
                                llvm::StringRef WorkingDir);
-  std::optional<Built> build(const std::string &Key, const std::vector<std::string> &Flags,
+  std::optional<Built> build(const std::string &Key, const BuildInput &Input,
                              llvm::StringRef WorkingDir);
-  /// Whether reading \p Pch first is transparent for a unit that includes
-  /// \p Before ahead of libtorch and searches \p Paths.
-  static bool fits(const Built &Pch, const std::vector<std::string> &Before,
-                   const SearchPaths &Paths);
+  /// Whether reading \p Pch first is transparent for a unit whose preamble
+  /// is \p Lead and that searches \p Paths: None, or why not.
+  static PchMiss fits(const Built &Pch, const Preamble &Lead, const SearchPaths &Paths);
 
   std::string Directory;
   mutable std::mutex Mutex;
@@ -73,14 +117,11 @@ private:
   std::set<std::string> BuiltKeys, Used;
 };
 
-/// If the directives at the top of the file \p Path reach
-/// `#include <torch/torch.h>` through nothing but `#pragma once`, include
-/// guards, headers (found through \p Paths) that do the same, and other
-/// includes: those other includes, as real paths, or as "/<spelling>" for
-/// headers of the system directories, all of which must be in the PCH.
-/// Otherwise nullopt. See Note [When a PCH is used].
-std::optional<std::vector<std::string>>
-includesBeforeTorch(llvm::StringRef Path, const SearchPaths &Paths, unsigned Depth = 0);
+/// The preamble of the file \p Path, whose search paths are \p Paths: the
+/// part of it that a PCH holds, cut after its last libtorch header, with
+/// repeated headers once. Empty if the file begins with code or a directive
+/// of its own. See Note [A unit's preamble].
+Preamble preambleOf(llvm::StringRef Path, const SearchPaths &Paths);
 
 } // namespace torchalias::driver
 

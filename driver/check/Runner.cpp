@@ -349,6 +349,7 @@ UnitResult runUnit(const clang::tooling::CompilationDatabase &Database,
   std::vector<clang::tooling::CompileCommand> Commands = Database.getCompileCommands(File);
   // One command, so that its working directory is the one the PCH is for.
   bool CanUsePch = Settings.Pch && Commands.size() == 1;
+  PchMiss Unusable = !Settings.Pch ? PchMiss::Disabled : PchMiss::SeveralCommands;
   std::string WorkingDir = Commands.empty() ? "" : Commands.front().Directory;
 
   auto Attempt = [&](bool UsePch, UnitResult &Result,
@@ -383,12 +384,12 @@ UnitResult runUnit(const clang::tooling::CompilationDatabase &Database,
     if (UsePch)
       Tool.appendArgumentsAdjuster([&](const clang::tooling::CommandLineArguments &Args,
                                        llvm::StringRef Filename) {
-        std::optional<std::string> Pch = Settings.Pch->pchFor(Args, Filename, WorkingDir);
-        if (!Pch)
+        PchChoice Pch = Settings.Pch->pchFor(Args, Filename, WorkingDir);
+        Result.Pch = Pch.Miss;
+        if (!Pch.Path)
           return Args;
-        Result.UsedPch = true;
         return clang::tooling::getInsertArgumentAdjuster(
-            {"-include-pch", *Pch}, clang::tooling::ArgumentInsertPosition::BEGIN)(Args, "");
+            {"-include-pch", *Pch.Path}, clang::tooling::ArgumentInsertPosition::BEGIN)(Args, "");
       });
     CheckActionFactory Factory(Context, Settings.ScopeToProject, Spans);
     Tool.run(&Factory);
@@ -397,12 +398,14 @@ UnitResult runUnit(const clang::tooling::CompilationDatabase &Database,
 
   UnitResult Result;
   Result.File = File.str();
+  Result.Pch = CanUsePch ? PchMiss::NoPreamble : Unusable;
   std::vector<FunctionSpan> Spans;
   Attempt(CanUsePch, Result, Spans);
-  if (Result.UsedPch && hasCompilerError(Result.Errors)) {
+  if (Result.Pch == PchMiss::None && hasCompilerError(Result.Errors)) {
     // Report the compiler's errors as a plain parse gives them.
     Result = UnitResult();
     Result.File = File.str();
+    Result.Pch = PchMiss::CompileError;
     Spans.clear();
     Attempt(false, Result, Spans);
   }

@@ -2,7 +2,7 @@
 //
 // One translation unit, run as clang-tidy runs it (the same options, NOLINT
 // and header filtering), with two differences that change only the cost:
-// an automatic PCH of the libtorch headers (Note [When a PCH is used]) and a
+// an automatic PCH of its preamble (Note [When a PCH is used]) and a
 // traversal scope of the project's own code (Note [Traversal scope]).
 //
 //===----------------------------------------------------------------------===//
@@ -38,7 +38,8 @@ struct UnitResult {
   /// Problems of the run rather than the code: diagnostics without a location
   /// (bad check options), and units that could not be analysed.
   std::vector<std::string> ToolErrors, ToolWarnings;
-  bool UsedPch = false;
+  /// Whether it was parsed with a PCH: None, or why not.
+  PchMiss Pch = PchMiss::Disabled;
 };
 
 /// Runs the enabled checks on every command \p Database has for \p File.

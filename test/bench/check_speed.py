@@ -14,7 +14,8 @@ rounds:
   warm    the same with the cache the cold run left (a CI cache hit).
 CPU time is user + system of the child processes (getrusage). The findings
 of the three must be identical, (file, line, column, check, message); the
-script fails if they are not.
+script fails if they are not. It also prints how many units had a PCH, and
+why the others had none (the JSON output's no_pch_reason).
 
 usage: check_speed.py --torchalias BIN --plugin SO [--clang-tidy EXE]
                       --cdb DIR [--cdb DIR ...] [--limit N] [--repeat R]
@@ -94,7 +95,7 @@ def main():
                 if m:
                     stock_found.add((os.path.realpath(m[1]), int(m[2]), int(m[3]), m[5], m[4]))
         cache = os.path.join(scratch, "pch-%d" % round_)
-        ours = {}
+        ours, pch = {}, {}
         for label in ("cold", "warm"):
             out = os.path.join(scratch, label + ".json")
             cpu, result = cpu_of([args.torchalias, "check", "-p", scratch, "--checks=" + checks,
@@ -102,9 +103,12 @@ def main():
                                   "--pch-cache", cache, "--root", "/"] + files)
             if result.returncode not in (0, 1):
                 sys.exit("torchalias check failed:\n" + result.stderr)
+            log = json.load(open(out))
             found = {(os.path.join("/", f["file"]), f["line"], f["column"], f["check"],
-                      f["message"]) for f in json.load(open(out))["findings"]}
+                      f["message"]) for f in log["findings"]}
             ours[label] = (cpu, found, result.stderr.strip().splitlines()[-1])
+            pch[label] = {os.path.join("/", u["file"]): u.get("no_pch_reason", "")
+                          for u in log["units"]}
         rounds.append((stock_total, ours["cold"][0], ours["warm"][0]))
         findings = {"stock": stock_found, "cold": ours["cold"][1], "warm": ours["warm"][1]}
         print(f"round {round_ + 1}: stock {stock_total:.1f} s, cold {ours['cold'][0]:.1f} s, "
@@ -120,6 +124,14 @@ def main():
     cold = statistics.median(r[1] for r in rounds)
     warm = statistics.median(r[2] for r in rounds)
     print()
+    misses = collections.Counter(r for r in pch["cold"].values() if r)
+    with_pch = len(pch["cold"]) - sum(misses.values())
+    print(f"PCH: {with_pch} of {len(pch['cold'])} units ({with_pch / len(pch['cold']):.0%})" +
+          ("; without: " + ", ".join(f"{n} {r}" for r, n in misses.most_common())
+           if misses else ""))
+    for f, reason in sorted(pch["cold"].items()):
+        if reason:
+            print(f"  no PCH: {f} ({reason})")
     print(f"units: {len(files)}; findings: stock {len(findings['stock'])}, "
           f"cold {len(findings['cold'])}, warm {len(findings['warm'])}")
     print(f"CPU (median of {args.repeat}): stock {stock:.1f} s, torchalias cold {cold:.1f} s "

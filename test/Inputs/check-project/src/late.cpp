@@ -1,4 +1,4 @@
-// A macro before libtorch: a PCH would not be transparent here.
+// A macro before libtorch: in the PCH too (Note [A unit's preamble]).
 #define LATE_FLAG 1
 #include <torch/torch.h>
 
