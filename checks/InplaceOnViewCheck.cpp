@@ -75,9 +75,9 @@ InplaceOnViewCheck::changedArgumentReadAfter(const WriteEvent &Write) {
                                              });
   if (!ThroughView || namesItsWrite(Write.CalleeParam, Callee))
     return nullptr;
-  const FunctionDecl *Caller = Write.Owner->enclosingFunction();
-  if (isDiscarded(cast<Expr>(Write.Call), intended(Callee->getASTContext())
-                                              .parentsOf(Caller)) ||
+  const ParentMap &CallerParents =
+      intended(Callee->getASTContext()).parents(Write.Owner->enclosingFunction());
+  if (isDiscarded(cast<Expr>(Write.Call), CallerParents) ||
       !Write.Owner->isReferencedAfter(Write, Value.Root))
     return nullptr;
   return Callee;

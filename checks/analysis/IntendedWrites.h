@@ -98,9 +98,7 @@ public:
   bool isCopiedBack(const WriteEvent &Write);
 
   /// The parent map of Function's body, built once.
-  const ParentMap &parentsOf(const FunctionDecl *Function) {
-    return parents(Function);
-  }
+  const ParentMap &parents(const FunctionDecl *Function);
 
 private:
   bool isViewChainOf(const Expr *E, const ParmVarDecl *Param);
@@ -108,7 +106,6 @@ private:
   bool writesDirectly(const ParmVarDecl *Param,
                       const FunctionAliasAnalysis &Enclosing);
   bool isFreshAtEveryCall(const ParmVarDecl *Param);
-  const ParentMap &parents(const FunctionDecl *Function);
 
   AliasAnalysisContext &Context;
   std::unique_ptr<CallSiteIndex> Index;
