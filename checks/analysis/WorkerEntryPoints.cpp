@@ -4,6 +4,7 @@
 
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
+#include "clang/AST/ParentMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 
@@ -87,6 +88,70 @@ bool mentions(const Stmt *S, const llvm::DenseSet<const ValueDecl *> &Names) {
   return llvm::any_of(S->children(), [&](const Stmt *Child) {
     return mentions(Child, Names);
   });
+}
+
+/// Whether S waits for a worker: `join()`, `wait()`, or `get()` on a future.
+bool waitsForWorker(const Stmt *S) {
+  if (!S)
+    return false;
+  if (const auto *Call = dyn_cast<CXXMemberCallExpr>(S))
+    if (const CXXMethodDecl *Method = Call->getMethodDecl();
+        Method && Method->getIdentifier()) {
+      llvm::StringRef Name = Method->getName();
+      std::string Object = Call->getImplicitObjectArgument()
+                               ->getType()
+                               .getCanonicalType()
+                               .getAsString();
+      if (Name == "join" || Name == "wait" ||
+          (Name == "get" && llvm::StringRef(Object).contains("future")))
+        return true;
+    }
+  return llvm::any_of(S->children(),
+                      [](const Stmt *Child) { return waitsForWorker(Child); });
+}
+
+/// Whether the worker Spawn starts in Body outlives the call of Body's
+/// function: a thread of a detached or stored handle, a future returned or
+/// stored. A std::async future or a jthread that dies in the function waits
+/// for its worker.
+bool outlivesCall(const Expr *Spawn, llvm::StringRef EntryPoint,
+                  const Stmt *Body) {
+  if (EntryPoint != "std::async" && EntryPoint != "std::jthread")
+    return true;
+  ParentMap Parents(const_cast<Stmt *>(Body));
+  const Stmt *Handle = Spawn;
+  for (const Stmt *Parent = Parents.getParent(Spawn); Parent;
+       Handle = Parent, Parent = Parents.getParent(Parent)) {
+    if (isa<ReturnStmt>(Parent))
+      return true;
+    // An argument of a call: `futures_.push_back(std::async(...))`.
+    if (isa<CallExpr>(Parent) && Handle != cast<CallExpr>(Parent)->getCallee())
+      return true;
+    if (const auto *Decl = dyn_cast<DeclStmt>(Parent)) {
+      // `auto fut = std::async(...)`: returned or handed on later.
+      const auto *Var = Decl->isSingleDecl()
+                            ? dyn_cast<VarDecl>(Decl->getSingleDecl())
+                            : nullptr;
+      if (!Var)
+        return false;
+      llvm::DenseSet<const ValueDecl *> Names = {Var};
+      std::function<bool(const Stmt *)> HandedOn = [&](const Stmt *S) {
+        if (!S)
+          return false;
+        if (isa<ReturnStmt>(S) && mentions(S, Names))
+          return true;
+        if (const auto *Call = dyn_cast<CallExpr>(S))
+          for (const Expr *Arg : Call->arguments())
+            if (mentions(Arg, Names))
+              return true;
+        return llvm::any_of(S->children(), HandedOn);
+      };
+      return HandedOn(Body);
+    }
+    if (isa<CompoundStmt>(Parent))
+      return false; // Discarded: the temporary's destructor waits.
+  }
+  return false;
 }
 
 /// Calls a member operator, whose first argument is the object.
@@ -287,7 +352,12 @@ const Expr *WorkerEntryPoints::forwardedSpawn(const FunctionDecl *Function,
         if (llvm::any_of(Spawn->Args, [&](const Expr *Arg) {
               return mentions(Arg, Callable);
             }))
-          return E;
+          // A helper that waits for its worker (at::parallel_for, a join,
+          // a future that dies in it) runs the callable synchronously.
+          return Spawn->Kind == WorkerKind::Thread && !waitsForWorker(Body) &&
+                         outlivesCall(E, Spawn->EntryPoint, Body)
+                     ? E
+                     : nullptr;
     }
     if (const auto *Call = dyn_cast<CallExpr>(S)) {
       const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);

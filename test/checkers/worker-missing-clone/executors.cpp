@@ -3,6 +3,7 @@
 // A function of this translation unit that hands its callable on to a
 // thread is an executor: a lambda given to it runs on another thread.
 
+#include <ATen/Parallel.h>
 #include <torch/torch.h>
 
 #include <functional>
@@ -18,6 +19,24 @@ void consume(const torch::Tensor &t);
 template <typename F> void run_detached(F f) { std::thread(std::move(f)).detach(); }
 void schedule(std::function<void()> f) { run_detached(std::move(f)); }
 template <typename F> void run_now(F f) { f(); }
+// Helpers that wait for the worker they start.
+template <typename F> void run_and_join(F f) {
+  std::thread t(f);
+  t.join();
+}
+template <typename F> void run_async_blocking(F f) {
+  std::async(std::launch::async, f);
+}
+template <typename F> void parallel_rows(int64_t n, F f) {
+  at::parallel_for(0, n, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i)
+      f(i);
+  });
+}
+// A helper whose future outlives it.
+template <typename F> std::future<void> launch(F f) {
+  return std::async(std::launch::async, f);
+}
 
 // A thread pool: submit() queues the task, the workers the constructor
 // starts pop it.
@@ -76,7 +95,7 @@ private:
 void PositiveDetachedHelper(torch::Tensor x) {
   run_detached([&x] { x.mul_(2); });
   // CHECK-NOTES: :[[@LINE-1]]:18: warning: by-reference capture 'x' shares its storage with worker entry point 'run_detached' and the worker writes it in place while the spawner still uses it [libtorch-worker-missing-clone]
-  // CHECK-NOTES: :[[@LINE-61]]:48: note: 'run_detached' hands the callable to this worker
+  // CHECK-NOTES: :[[@LINE-79]]:48: note: 'run_detached' hands the callable to this worker
   // CHECK-NOTES: :[[@LINE-3]]:25: note: 'mul_' writes 'x' in place here
   // CHECK-NOTES: :[[@LINE+1]]:11: note: the spawner uses 'x' here, before any join
   consume(x);
@@ -87,7 +106,7 @@ void PositiveDetachedHelper(torch::Tensor x) {
 void PositiveNestedExecutor(torch::Tensor x) {
   schedule([x] { consume(x); });
   // CHECK-NOTES: :[[@LINE-1]]:13: warning: by-value capture 'x' shares its storage with worker entry point 'schedule' and the spawner writes it in place before the worker is joined
-  // CHECK-NOTES: :[[@LINE-72]]:48: note: 'schedule' hands the callable to this worker
+  // CHECK-NOTES: :[[@LINE-90]]:48: note: 'schedule' hands the callable to this worker
   // CHECK-NOTES: :[[@LINE+2]]:5: note: 'add_' writes 'x' in place here
   // CHECK-FIXES: schedule([x = x.clone()] { consume(x); });
   x.add_(1);
@@ -112,6 +131,29 @@ void PositiveMemberFunctionWorker(Loop &loop, torch::Tensor grads) {
   // CHECK-NOTES: :[[@LINE-3]]:30: note: 'zero_' writes 'grads' in place here
   // CHECK-NOTES: :[[@LINE+1]]:11: note: the spawner uses 'grads' here, before any join
   consume(grads);
+}
+
+// Positive: a future returned by the helper.
+
+void PositiveReturnedFuture(torch::Tensor x) {
+  auto done = launch([x] { consume(x); });
+  // CHECK-NOTES: :[[@LINE-1]]:23: warning: by-value capture 'x' shares its storage with worker entry point 'launch' and the spawner writes it in place before the worker is joined
+  // CHECK-NOTES: :[[@LINE-103]]:10: note: 'launch' hands the callable to this worker
+  // CHECK-NOTES: :[[@LINE+2]]:5: note: 'zero_' writes 'x' in place here
+  // CHECK-FIXES: auto done = launch([x = x.clone()] { consume(x); });
+  x.zero_();
+  done.get();
+}
+
+// Negative: helpers that wait for the worker they start.
+
+void NegativeHelpersWait(torch::Tensor x, torch::Tensor out) {
+  run_and_join([&x] { x.mul_(2); });
+  consume(x);
+  run_async_blocking([&x] { x.mul_(2); });
+  consume(x);
+  parallel_rows(4, [&](int64_t i) { out.select(0, i).zero_(); });
+  consume(out);
 }
 
 // Negative: the pool's future is waited for before the write.
