@@ -801,11 +801,16 @@ void WorkerRaceAnalysis::findSpawnerRace(const WorkerSpawn &Spawn,
 std::optional<WorkerSpawn>
 WorkerRaceAnalysis::queueHandoff(const CXXMemberCallExpr *Store,
                                  const FunctionDecl *Function) const {
-  if (llvm::none_of(Store->arguments(), [](const Expr *Arg) {
+  const Expr *Object = Store->getImplicitObjectArgument()->IgnoreParenImpCasts();
+  // `acc.add(x)` computes, `seq->push_back(layer)` builds a module, and
+  // `buffer.add(obs)` on a struct of tensors may copy: only a container of
+  // tensors, or a class that holds no tensor itself, is taken for a queue.
+  if (std::optional<SharedKind> Kind = sharedKind(Object->getType());
+      (Kind && *Kind != SharedKind::Container) ||
+      llvm::none_of(Store->arguments(), [](const Expr *Arg) {
         return sharedKind(Arg->getType()).has_value();
       }))
     return std::nullopt;
-  const Expr *Object = Store->getImplicitObjectArgument()->IgnoreParenImpCasts();
   const Expr *Reader = nullptr;
   const ValueDecl *Queue = nullptr;
   if (const auto *Ref = dyn_cast<DeclRefExpr>(Object)) {

@@ -132,3 +132,16 @@ void NegativeJoinedBeforeRefill() {
   consumer.join();
   staging.copy_(next_frame());
 }
+
+// Negative: `add` on a tensor computes; it stores nothing.
+
+void NegativeTensorAdd(int n) {
+  auto acc = torch::zeros({3});
+  std::thread reader([&] { consume(acc); });
+  auto staging = torch::empty({3});
+  for (int i = 0; i < n; ++i) {
+    staging.copy_(next_frame());
+    consume(acc.add(staging));
+  }
+  reader.join();
+}
