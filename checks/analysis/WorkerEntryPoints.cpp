@@ -154,7 +154,8 @@ bool outlivesCall(const Expr *Spawn, llvm::StringRef EntryPoint,
   return false;
 }
 
-/// Calls a member operator, whose first argument is the object.
+/// The index of Call's first argument: 1 for a member operator, whose
+/// argument 0 is the object.
 unsigned firstArgument(const CallExpr *Call) {
   return isa<CXXOperatorCallExpr>(Call) &&
                  isa_and_nonnull<CXXMethodDecl>(Call->getDirectCallee())

@@ -10,7 +10,9 @@
 #include <future>
 #include <mutex>
 #include <queue>
-#include <set>
+#include <algorithm>
+#include <utility>
+#include <vector>
 #include <thread>
 
 namespace {
@@ -64,21 +66,24 @@ TEST(WorkerFacts, AThreadPoolsFutureWaitsForTheTask) {
   worker.join();
 }
 
-TEST(WorkerFacts, ParallelForRunsChunksOnSeveralThreads) {
-  at::set_num_threads(2);
-  ASSERT_EQ(at::get_num_threads(), 2);
+TEST(WorkerFacts, ParallelForChunksSplitTheRangeWithoutOverlap) {
+  // What "its own part" means: each chunk gets a [begin, end) of its own and
+  // together they cover the range. Whether chunks run concurrently depends on
+  // the caller's build: the template is instantiated in the caller's
+  // translation unit, and without -fopenmp (this test's build) its OpenMP
+  // pragma is ignored and the body runs inline as one chunk.
   std::mutex m;
-  std::set<int64_t> begins;
-  std::set<int> threads;
-  at::parallel_for(0, 1024, 1, [&](int64_t begin, int64_t) {
+  std::vector<std::pair<int64_t, int64_t>> chunks;
+  at::parallel_for(0, 1024, 1, [&](int64_t begin, int64_t end) {
     std::lock_guard<std::mutex> lock(m);
-    begins.insert(begin);
-    threads.insert(at::get_thread_num());
+    chunks.emplace_back(begin, end);
   });
-  // Chunks run concurrently on the intra-op threads, so one chunk's read of
-  // another's rows is unordered with that chunk's writes.
-  EXPECT_GT(begins.size(), 1u);
-  EXPECT_GT(threads.size(), 1u);
+  std::sort(chunks.begin(), chunks.end());
+  ASSERT_FALSE(chunks.empty());
+  EXPECT_EQ(chunks.front().first, 0);
+  EXPECT_EQ(chunks.back().second, 1024);
+  for (size_t i = 1; i < chunks.size(); ++i)
+    EXPECT_EQ(chunks[i - 1].second, chunks[i].first);
 }
 
 } // namespace
