@@ -43,7 +43,7 @@ void WorkerMissingCloneCheck::registerPPCallbacks(
 // The fix-it isolates the tensor where it is handed over: `.clone()` on a
 // by-value argument or an init-capture's initializer, `[x = x.clone()]` for an
 // explicit by-value capture. A by-reference capture gets none: the author may
-// want the worker's result. With IsolationHelper=torchalias the copy is
+// want the worker's result, and neither does a `std::ref(x)` argument. With IsolationHelper=torchalias the copy is
 // `torchalias::isolate(x)` from the runtime, and its header is included.
 // Containers and structs get no fix-it (their elements would each need a
 // clone). A worker's copy of a ModuleHolder (`auto local = global;`) becomes
@@ -54,6 +54,9 @@ namespace {
 std::optional<FixItHint> isolateTensor(const SharedValue &S, bool Isolate,
                                        const SourceManager &SM,
                                        const LangOptions &LangOpts) {
+  // A clone cannot bind to the worker's `Tensor &` parameter.
+  if (S.ByReference)
+    return std::nullopt;
   const Expr *Copied = S.Argument;
   if (S.Capture && S.Capture->capturesVariable())
     if (const auto *Var = dyn_cast<VarDecl>(S.Capture->getCapturedVar());
@@ -88,19 +91,20 @@ void reportRace(ClangTidyCheck &Check, const WorkerRace &R,
       S.Capture ? S.Capture->getLocation() : S.Argument->getBeginLoc();
   bool Module = S.Kind == SharedKind::Module;
   bool Holder = S.Kind == SharedKind::Container || S.Kind == SharedKind::Struct;
-  unsigned How =
-      S.Capture ? (S.Capture->getCaptureKind() == LCK_ByRef ? 2 : 1) : 0;
+  unsigned How = S.Capture ? (S.Capture->getCaptureKind() == LCK_ByRef ? 2 : 1)
+                           : (S.ByReference ? 3 : 0);
   llvm::StringRef Shares = Module   ? "shares its module"
                            : Holder ? "holds tensors that share their storage"
                                     : "shares its storage";
   llvm::StringRef Writes = Module   ? "updates its parameters"
                            : Holder ? "writes them"
                                     : "writes it";
-  Check.diag(Loc, "%select{|by-value |by-reference }0%select{argument|capture|"
-                  "capture}0 '%1' %2 with worker entry point '%3' and "
+  Check.diag(Loc, "%select{|by-value |by-reference |by-reference }0"
+                  "%select{argument|capture|capture|argument}0 '%1' %2 with worker entry point '%3' and "
                   "%select{the worker %4 in place while the spawner still uses "
                   "%5|the spawner %4 in place before the worker is joined|"
-                  "every chunk %4 in place, not only its [begin, end) part}6")
+                  "every chunk %4 in place, not only its [begin, end) part|each chunk %4 in "
+                  "place while other chunks read %5}6")
       << How << S.Name << Shares << R.Spawn->EntryPoint << Writes
       << (Holder ? "them" : "it") << static_cast<unsigned>(R.Kind) << Fixes;
   if (R.Write->HolderCopy)
@@ -115,14 +119,27 @@ void reportRace(ClangTidyCheck &Check, const WorkerRace &R,
               R.Write->Member->getName().str() + "'";
   else if (Holder)
     Written = "a tensor of " + Root;
+  if (R.Spawn->Queue)
+    Check.diag(R.Spawn->Via->getBeginLoc(),
+               "this worker reads '%0', which the spawner stores %1 in",
+               DiagnosticIDs::Note)
+        << R.Spawn->Queue->getName() << (Holder ? "them" : "it");
+  else if (R.Spawn->Via)
+    Check.diag(R.Spawn->Via->getBeginLoc(),
+               "'%0' hands the callable to this worker", DiagnosticIDs::Note)
+        << R.Spawn->EntryPoint;
+  // An optimizer step updates the module its parameter list came from.
+  bool Step = !R.Write->Write;
   Check.diag(R.Write->Call->getExprLoc(),
-             Module ? "'%0' updates the parameters of %1 in place here"
-                    : "'%0' writes %1 in place here",
+             Module || Step ? "'%0' updates the parameters of %1 in place here"
+                            : "'%0' writes %1 in place here",
              DiagnosticIDs::Note)
-      << R.Write->Operator << Written;
+      << R.Write->Operator << (Step ? Root : Written);
   if (R.Use)
     Check.diag(R.Use->getBeginLoc(),
-               "the spawner uses '%0' here, before any join",
+               R.Kind == RaceKind::ChunksReadOthers
+                   ? "a chunk reads '%0' outside its own part here"
+                   : "the spawner uses '%0' here, before any join",
                DiagnosticIDs::Note)
         << S.Root->getName();
 }

@@ -4,7 +4,11 @@
 
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
+#include "clang/AST/ParentMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
+
+#include <functional>
 
 namespace clang::tidy::libtorch {
 
@@ -46,7 +50,150 @@ const CXXRecordDecl *emplacedElement(const CXXMemberCallExpr *Call) {
   return Container->getTemplateArgs()[0].getAsType()->getAsCXXRecordDecl();
 }
 
+/// The member of `this` that E names (`tasks_`, `this->tasks_`).
+const FieldDecl *memberOfThis(const Expr *E) {
+  const auto *Access = dyn_cast<MemberExpr>(E->IgnoreParenImpCasts());
+  if (!Access || !isa<CXXThisExpr>(Access->getBase()->IgnoreParenImpCasts()))
+    return nullptr;
+  return dyn_cast<FieldDecl>(Access->getMemberDecl());
+}
+
+/// Whether S reads the member Field of `this`, or calls a method of `this`
+/// that does (`[this] { loop(); }`), two calls deep.
+bool readsMember(const Stmt *S, const FieldDecl *Field, unsigned Depth = 0) {
+  if (!S)
+    return false;
+  if (const auto *Access = dyn_cast<MemberExpr>(S);
+      Access && Access->getMemberDecl() == Field)
+    return true;
+  if (const auto *Call = dyn_cast<CXXMemberCallExpr>(S);
+      Call && Depth < 2 &&
+      isa<CXXThisExpr>(Call->getImplicitObjectArgument()->IgnoreParenImpCasts()))
+    if (const CXXMethodDecl *Method = Call->getMethodDecl())
+      if (const FunctionDecl *Definition = Method->getDefinition();
+          Definition && readsMember(Definition->getBody(), Field, Depth + 1))
+        return true;
+  return llvm::any_of(S->children(), [&](const Stmt *Child) {
+    return readsMember(Child, Field, Depth);
+  });
+}
+
+/// Whether S names one of Names.
+bool mentions(const Stmt *S, const llvm::DenseSet<const ValueDecl *> &Names) {
+  if (!S)
+    return false;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(S);
+      Ref && Names.contains(Ref->getDecl()))
+    return true;
+  return llvm::any_of(S->children(), [&](const Stmt *Child) {
+    return mentions(Child, Names);
+  });
+}
+
+/// Whether S waits for a worker: `join()`, `wait()`, or `get()` on a future.
+bool waitsForWorker(const Stmt *S) {
+  if (!S)
+    return false;
+  if (const auto *Call = dyn_cast<CXXMemberCallExpr>(S))
+    if (const CXXMethodDecl *Method = Call->getMethodDecl();
+        Method && Method->getIdentifier()) {
+      llvm::StringRef Name = Method->getName();
+      std::string Object = Call->getImplicitObjectArgument()
+                               ->getType()
+                               .getCanonicalType()
+                               .getAsString();
+      if (Name == "join" || Name == "wait" ||
+          (Name == "get" && llvm::StringRef(Object).contains("future")))
+        return true;
+    }
+  return llvm::any_of(S->children(),
+                      [](const Stmt *Child) { return waitsForWorker(Child); });
+}
+
+/// Whether the worker Spawn starts in Body outlives the call of Body's
+/// function: a thread of a detached or stored handle, a future returned or
+/// stored. A std::async future or a jthread that dies in the function waits
+/// for its worker.
+bool outlivesCall(const Expr *Spawn, llvm::StringRef EntryPoint,
+                  const Stmt *Body) {
+  if (EntryPoint != "std::async" && EntryPoint != "std::jthread")
+    return true;
+  ParentMap Parents(const_cast<Stmt *>(Body));
+  const Stmt *Handle = Spawn;
+  for (const Stmt *Parent = Parents.getParent(Spawn); Parent;
+       Handle = Parent, Parent = Parents.getParent(Parent)) {
+    if (isa<ReturnStmt>(Parent))
+      return true;
+    // An argument of a call: `futures_.push_back(std::async(...))`.
+    if (isa<CallExpr>(Parent) && Handle != cast<CallExpr>(Parent)->getCallee())
+      return true;
+    if (const auto *Decl = dyn_cast<DeclStmt>(Parent)) {
+      // `auto fut = std::async(...)`: returned or handed on later.
+      const auto *Var = Decl->isSingleDecl()
+                            ? dyn_cast<VarDecl>(Decl->getSingleDecl())
+                            : nullptr;
+      if (!Var)
+        return false;
+      llvm::DenseSet<const ValueDecl *> Names = {Var};
+      std::function<bool(const Stmt *)> HandedOn = [&](const Stmt *S) {
+        if (!S)
+          return false;
+        if (isa<ReturnStmt>(S) && mentions(S, Names))
+          return true;
+        if (const auto *Call = dyn_cast<CallExpr>(S))
+          for (const Expr *Arg : Call->arguments())
+            if (mentions(Arg, Names))
+              return true;
+        return llvm::any_of(S->children(), HandedOn);
+      };
+      return HandedOn(Body);
+    }
+    if (isa<CompoundStmt>(Parent))
+      return false; // Discarded: the temporary's destructor waits.
+  }
+  return false;
+}
+
+/// The index of Call's first argument: 1 for a member operator, whose
+/// argument 0 is the object.
+unsigned firstArgument(const CallExpr *Call) {
+  return isa<CXXOperatorCallExpr>(Call) &&
+                 isa_and_nonnull<CXXMethodDecl>(Call->getDirectCallee())
+             ? 1
+             : 0;
+}
+
 } // namespace
+
+bool isQueueStore(const CXXMemberCallExpr *Call) {
+  const CXXMethodDecl *Method = Call->getMethodDecl();
+  if (!Method || !Method->getIdentifier())
+    return false;
+  return llvm::is_contained(
+      {"push", "push_back", "push_front", "emplace", "emplace_back",
+       "emplace_front", "insert", "enqueue", "add", "post"},
+      Method->getName());
+}
+
+const Expr *referencedObject(const Expr *E) {
+  while (E) {
+    E = E->IgnoreImplicit()->IgnoreParens();
+    if (const auto *Call = dyn_cast<CallExpr>(E)) {
+      const FunctionDecl *Callee = Call->getDirectCallee();
+      if (!Callee || !Callee->isInStdNamespace() || !Callee->getIdentifier() ||
+          (Callee->getName() != "ref" && Callee->getName() != "cref") ||
+          Call->getNumArgs() != 1)
+        return nullptr;
+      return Call->getArg(0)->IgnoreImplicit();
+    }
+    // The copy of the reference_wrapper into the callee's parameter.
+    const auto *Construct = dyn_cast<CXXConstructExpr>(E);
+    if (!Construct || Construct->getNumArgs() != 1)
+      return nullptr;
+    E = Construct->getArg(0);
+  }
+  return nullptr;
+}
 
 const LambdaExpr *lambdaArgument(const Expr *E) {
   while (E) {
@@ -84,6 +231,15 @@ WorkerEntryPoints::matchedName(const FunctionDecl *Callee) const {
 }
 
 std::optional<WorkerSpawn> WorkerEntryPoints::match(const Expr *E) const {
+  if (std::optional<WorkerSpawn> Spawn = matchEntryPoint(E))
+    return Spawn;
+  if (const auto *Call = dyn_cast<CallExpr>(E))
+    return matchExecutor(Call);
+  return std::nullopt;
+}
+
+std::optional<WorkerSpawn>
+WorkerEntryPoints::matchEntryPoint(const Expr *E) const {
   WorkerSpawn Spawn;
   Spawn.Site = E;
   if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
@@ -103,11 +259,7 @@ std::optional<WorkerSpawn> WorkerEntryPoints::match(const Expr *E) const {
     if (!Name)
       return std::nullopt;
     Spawn.EntryPoint = *Name;
-    unsigned First = isa<CXXOperatorCallExpr>(Call) &&
-                             isa<CXXMethodDecl>(Call->getDirectCallee())
-                         ? 1
-                         : 0;
-    for (unsigned I = First; I < Call->getNumArgs(); ++I)
+    for (unsigned I = firstArgument(Call); I < Call->getNumArgs(); ++I)
       Spawn.Args.push_back(Call->getArg(I));
   } else {
     return std::nullopt;
@@ -124,6 +276,154 @@ std::optional<WorkerSpawn> WorkerEntryPoints::match(const Expr *E) const {
     break;
   }
   return Spawn;
+}
+
+// Note [Executors]
+// A thread pool, a task group or a helper that runs a callable "later" is an
+// executor: a function of this translation unit that hands its callable
+// parameter on to an entry point. A lambda passed to it reaches another
+// thread just as if it were passed to std::thread. The callable is followed
+// through the executor's body, into the locals made from it (a
+// packaged_task, a lambda that captures it) and
+// - into the arguments of an entry point: `std::thread(std::move(f))`;
+// - into the callable parameter of another executor, three calls deep;
+// - into a member container of `this` (`tasks_.push(task)`) that a worker of
+//   the same class reads: a lambda or member function, spawned by one of the
+//   class's methods, that names the member. That is the queue of a thread
+//   pool.
+// An executor whose body is not in the translation unit is not seen; name it
+// in the WorkerEntryPoints option.
+std::optional<WorkerSpawn>
+WorkerEntryPoints::matchExecutor(const CallExpr *Call) const {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  if (!Callee || Callee->isInStdNamespace() || !Callee->getDefinition())
+    return std::nullopt;
+  const FunctionDecl *Definition = Callee->getDefinition();
+  unsigned First = firstArgument(Call);
+  for (unsigned I = First; I < Call->getNumArgs(); ++I) {
+    const LambdaExpr *Lambda = lambdaArgument(Call->getArg(I));
+    if (!Lambda || I - First >= Definition->getNumParams())
+      continue;
+    const Expr *Via =
+        forwardedSpawn(Definition, Definition->getParamDecl(I - First), 0);
+    if (!Via)
+      continue;
+    WorkerSpawn Spawn;
+    Spawn.Site = Call;
+    Spawn.EntryPoint = Callee->getQualifiedNameAsString();
+    Spawn.Lambda = Lambda;
+    Spawn.Via = Via;
+    for (unsigned J = First; J < Call->getNumArgs(); ++J)
+      Spawn.Args.push_back(Call->getArg(J));
+    return Spawn;
+  }
+  return std::nullopt;
+}
+
+const Expr *WorkerEntryPoints::forwardedSpawn(const FunctionDecl *Function,
+                                              const ParmVarDecl *Param,
+                                              unsigned Depth) const {
+  const Stmt *Body = Function->getBody();
+  if (!Body || Depth > 3)
+    return nullptr;
+  // The parameter and the locals made from it.
+  llvm::DenseSet<const ValueDecl *> Callable = {Param};
+  std::function<void(const Stmt *)> Derive = [&](const Stmt *S) {
+    if (!S)
+      return;
+    if (const auto *Decl = dyn_cast<DeclStmt>(S))
+      for (const auto *D : Decl->decls())
+        if (const auto *Var = dyn_cast<VarDecl>(D);
+            Var && Var->getInit() && mentions(Var->getInit(), Callable))
+          Callable.insert(Var);
+    for (const Stmt *Child : S->children())
+      Derive(Child);
+  };
+  Derive(Body);
+  const auto *Class = dyn_cast<CXXMethodDecl>(Function)
+                          ? cast<CXXMethodDecl>(Function)->getParent()
+                          : nullptr;
+  std::function<const Expr *(const Stmt *)> Find =
+      [&](const Stmt *S) -> const Expr * {
+    if (!S)
+      return nullptr;
+    if (isa<CallExpr, CXXConstructExpr>(S)) {
+      const auto *E = cast<Expr>(S);
+      if (std::optional<WorkerSpawn> Spawn = matchEntryPoint(E))
+        if (llvm::any_of(Spawn->Args, [&](const Expr *Arg) {
+              return mentions(Arg, Callable);
+            }))
+          // A helper that waits for its worker (at::parallel_for, a join,
+          // a future that dies in it) runs the callable synchronously.
+          return Spawn->Kind == WorkerKind::Thread && !waitsForWorker(Body) &&
+                         outlivesCall(E, Spawn->EntryPoint, Body)
+                     ? E
+                     : nullptr;
+    }
+    if (const auto *Call = dyn_cast<CallExpr>(S)) {
+      const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
+      if (Member && Class && isQueueStore(Member))
+        if (const FieldDecl *Queue =
+                memberOfThis(Member->getImplicitObjectArgument()))
+          if (llvm::any_of(Call->arguments(), [&](const Expr *Arg) {
+                return mentions(Arg, Callable);
+              }))
+            if (const Expr *Worker = workerReading(Class, Queue))
+              return Worker;
+      const FunctionDecl *Callee = Call->getDirectCallee();
+      const FunctionDecl *Next = Callee ? Callee->getDefinition() : nullptr;
+      if (Next && Next != Function && !Next->isInStdNamespace()) {
+        unsigned First = firstArgument(Call);
+        for (unsigned I = First; I < Call->getNumArgs(); ++I)
+          if (I - First < Next->getNumParams() &&
+              mentions(Call->getArg(I), Callable))
+            if (const Expr *Inner = forwardedSpawn(
+                    Next, Next->getParamDecl(I - First), Depth + 1))
+              return Inner;
+      }
+    }
+    for (const Stmt *Child : S->children())
+      if (const Expr *Found = Find(Child))
+        return Found;
+    return nullptr;
+  };
+  return Find(Body);
+}
+
+const Expr *WorkerEntryPoints::workerReading(const CXXRecordDecl *Class,
+                                             const FieldDecl *Field) const {
+  std::function<const Expr *(const Stmt *)> Find =
+      [&](const Stmt *S) -> const Expr * {
+    if (!S)
+      return nullptr;
+    if (isa<CallExpr, CXXConstructExpr>(S))
+      if (std::optional<WorkerSpawn> Spawn = matchEntryPoint(cast<Expr>(S))) {
+        const Stmt *Worker = nullptr;
+        if (Spawn->Lambda)
+          Worker = Spawn->Lambda->getBody();
+        else if (Spawn->Bound && Spawn->Bound->getDefinition())
+          Worker = Spawn->Bound->getDefinition()->getBody();
+        if (readsMember(Worker, Field))
+          return cast<Expr>(S);
+      }
+    for (const Stmt *Child : S->children())
+      if (const Expr *Found = Find(Child))
+        return Found;
+    return nullptr;
+  };
+  for (const CXXMethodDecl *Method : Class->methods()) {
+    const FunctionDecl *Definition = Method->getDefinition();
+    if (!Definition)
+      continue;
+    // `Loop() : thread_(&Loop::run, this) {}`
+    if (const auto *Constructor = dyn_cast<CXXConstructorDecl>(Definition))
+      for (const CXXCtorInitializer *Init : Constructor->inits())
+        if (const Expr *Found = Find(Init->getInit()))
+          return Found;
+    if (const Expr *Found = Find(Definition->getBody()))
+      return Found;
+  }
+  return nullptr;
 }
 
 } // namespace clang::tidy::libtorch

@@ -43,6 +43,12 @@ struct WorkerSpawn {
   llvm::SmallVector<const Expr *, 4> BoundArgs;
   /// Every argument of the call (the object of a method call excluded).
   llvm::SmallVector<const Expr *, 4> Args;
+  /// For a call to an executor (see Note [Executors]), the entry point
+  /// inside it that runs the callable; for a store into a queue (Note
+  /// [Queues]), the spawn of the worker that reads it. Null otherwise.
+  const Expr *Via = nullptr;
+  /// For a store into a queue: the queue, a variable or a member.
+  const ValueDecl *Queue = nullptr;
 };
 
 /// Matches calls and constructions against fully qualified names: a class
@@ -52,16 +58,34 @@ public:
   explicit WorkerEntryPoints(const std::vector<llvm::StringRef> &Names);
 
   /// The spawn E performs, if E is a call to, or construction of, an entry
-  /// point.
+  /// point, or a call that hands a lambda to an executor.
   std::optional<WorkerSpawn> match(const Expr *E) const;
 
+  /// The spawn, in one of Class's methods or constructors, of a worker that
+  /// reads the member Field (`tasks_`), directly or through methods of
+  /// `this`; null when there is none.
+  const Expr *workerReading(const CXXRecordDecl *Class,
+                            const FieldDecl *Field) const;
+
 private:
+  std::optional<WorkerSpawn> matchEntryPoint(const Expr *E) const;
+  std::optional<WorkerSpawn> matchExecutor(const CallExpr *Call) const;
+  const Expr *forwardedSpawn(const FunctionDecl *Function,
+                             const ParmVarDecl *Param, unsigned Depth) const;
   std::optional<std::string> matchedName(const FunctionDecl *Callee) const;
   std::vector<std::string> Names;
 };
 
 /// The lambda an argument holds, through temporaries and std::function.
 const LambdaExpr *lambdaArgument(const Expr *E);
+
+/// A call that stores a value in a container or queue: `push`,
+/// `push_back`, `emplace`, `insert`, `enqueue`, `add`, `post`, ...
+bool isQueueStore(const CXXMemberCallExpr *Call);
+
+/// The object that `std::ref(x)` or `std::cref(x)` refers to: x. Null for
+/// any other expression.
+const Expr *referencedObject(const Expr *E);
 
 } // namespace clang::tidy::libtorch
 

@@ -90,6 +90,17 @@ const Expr *optimizerParameters(const CXXMemberCallExpr *Step) {
   return Construct->getArg(0);
 }
 
+/// `m->parameters()`, `m->buffers()`: a list of the module's own tensors.
+bool isModuleTensorList(const CXXMemberCallExpr *Call) {
+  const CXXMethodDecl *Method = Call->getMethodDecl();
+  return Method && Method->getIdentifier() &&
+         (Method->getName() == "parameters" ||
+          Method->getName() == "buffers") &&
+         moduleImplOf(
+             skipModuleHandleCopies(Call->getImplicitObjectArgument())
+                 ->getType());
+}
+
 } // namespace
 
 void WorkerRaceAnalysis::collect(const Stmt *S) {
@@ -136,9 +147,13 @@ void WorkerRaceAnalysis::collect(const Stmt *S) {
         llvm::is_contained(JoinMethods, Method->getName()) &&
         !isTensorType(Member->getImplicitObjectArgument()->getType()))
       Joins.push_back(Member);
-  if (isa<CallExpr, CXXConstructExpr>(S))
+  if (isa<CallExpr, CXXConstructExpr>(S)) {
     if (std::optional<WorkerSpawn> Spawn = Workers.match(cast<Expr>(S)))
       Spawns.push_back(std::make_unique<WorkerSpawn>(std::move(*Spawn)));
+    else if (const auto *Store = dyn_cast<CXXMemberCallExpr>(S);
+             Store && isQueueStore(Store))
+      Stores.push_back(Store);
+  }
   for (const Stmt *Child : S->children())
     collect(Child);
   if (isa<CompoundStmt>(S))
@@ -158,7 +173,9 @@ WorkerRaceAnalysis::rootOfReference(const DeclRefExpr *Ref) const {
 }
 
 /// A variable whose value is another variable's handle, container, struct
-/// or ModuleHolder: a reference, or a copy of a named object.
+/// or ModuleHolder: a reference, a copy of a named object, or a list of a
+/// module's parameters (`auto params = model->parameters();`), whose
+/// tensors are the module's.
 static const Expr *copiedFrom(const VarDecl *Var) {
   if (isa<ParmVarDecl>(Var) || !Var->getInit() ||
       (!Var->hasLocalStorage() && !Var->isInitCapture()))
@@ -168,6 +185,9 @@ static const Expr *copiedFrom(const VarDecl *Var) {
   if (isTensorType(Var->getType()))
     return nullptr;
   const Expr *Init = skipModuleHandleCopies(Var->getInit());
+  if (const auto *Call = dyn_cast<CXXMemberCallExpr>(Init);
+      Call && isTensorListType(Var->getType()) && isModuleTensorList(Call))
+    return Init;
   return isa<DeclRefExpr, MemberExpr>(Init) ? Init : nullptr;
 }
 
@@ -223,10 +243,8 @@ WorkerRaceAnalysis::placeOf(const Expr *E, unsigned Depth) const {
         continue;
       }
       // `m->parameters()`: the module's own tensors.
-      if (Method->getIdentifier() &&
-          (Method->getName() == "parameters" ||
-           Method->getName() == "buffers") &&
-          moduleImplOf(skipModuleHandleCopies(Object)->getType())) {
+      if (const auto *MemberCall = dyn_cast<CXXMemberCallExpr>(Call);
+          MemberCall && isModuleTensorList(MemberCall)) {
         OfModule = true;
         Member = nullptr;
         E = Object;
@@ -319,24 +337,35 @@ WorkerRaceAnalysis::updatesOf(const FunctionAliasAnalysis &Owner,
 std::vector<SharedValue>
 WorkerRaceAnalysis::sharedValues(const WorkerSpawn &Spawn) const {
   std::vector<SharedValue> Shared;
+  // The function or lambda whose parameters the arguments are bound to.
+  const FunctionDecl *Callee = nullptr;
+  if (Spawn.Bound)
+    Callee = Spawn.Bound->getDefinition();
+  else if (Spawn.Lambda)
+    Callee = Spawn.Lambda->getCallOperator();
   for (unsigned I = 0; I < Spawn.BoundArgs.size(); ++I) {
     const Expr *Arg = Spawn.BoundArgs[I];
-    std::optional<SharedKind> Kind = sharedKind(Arg->getType());
+    // `std::ref(x)` hands over x itself.
+    const Expr *Object = referencedObject(Arg);
+    bool ByReference = Object != nullptr;
+    if (!Object)
+      Object = Arg;
+    std::optional<SharedKind> Kind = sharedKind(Object->getType());
     if (!Kind)
       continue;
     SharedValue V;
     V.Kind = *Kind;
     V.Root = *Kind == SharedKind::Tensor
-                 ? Analysis.evaluate(Arg, Environment).Root
-                 : placeOf(Arg).Base;
+                 ? Analysis.evaluate(Object, Environment).Root
+                 : placeOf(Object).Base;
     V.Argument = Arg;
+    V.ByReference = ByReference;
     if (const auto *Ref = dyn_cast<DeclRefExpr>(
-            *Kind == SharedKind::Module ? skipModuleHandleCopies(Arg)
-                                        : skipHandleCopies(Arg)))
+            *Kind == SharedKind::Module ? skipModuleHandleCopies(Object)
+                                        : skipHandleCopies(Object)))
       V.Name = Ref->getDecl()->getName().str();
-    if (Spawn.Bound && Spawn.Bound->getDefinition() &&
-        I < Spawn.Bound->getDefinition()->getNumParams())
-      V.BoundParam = Spawn.Bound->getDefinition()->getParamDecl(I);
+    if (Callee && I < Callee->getNumParams())
+      V.BoundParam = Callee->getParamDecl(I);
     if (V.Root)
       Shared.push_back(V);
   }
@@ -366,16 +395,27 @@ WorkerRaceAnalysis::sharedValues(const WorkerSpawn &Spawn) const {
   return Shared;
 }
 
+/// The view (`out.select(0, i)`) or element index (`outs[i]`) in Body that
+/// Write goes through; null when it writes the whole tensor or its view is
+/// made outside the chunk.
+const Expr *WorkerRaceAnalysis::partitionSite(const StorageUpdate &Write,
+                                              const LambdaExpr *Body) const {
+  const Expr *Site = Write.ElementIndex;
+  if (!Site && Write.Write && Write.Write->Value.isView())
+    Site = Write.Write->Value.AliasSite;
+  if (!Site || !within(*SM, Site->getBeginLoc(), Body->getSourceRange()))
+    return nullptr;
+  return Site;
+}
+
 bool WorkerRaceAnalysis::isPartitioned(const StorageUpdate &Write,
                                      const LambdaExpr *Body) const {
   // Note [Partitioned chunks]: a view or element whose indices come from the
   // chunk's range (`out.select(0, i)`, `outs[i]` for `i` in `[begin, end)`)
   // is written by one chunk only. Any variable declared in the body counts
   // as such an index.
-  const Expr *Site = Write.ElementIndex;
-  if (!Site && Write.Write && Write.Write->Value.isView())
-    Site = Write.Write->Value.AliasSite;
-  if (!Site || !within(*SM, Site->getBeginLoc(), Body->getSourceRange()))
+  const Expr *Site = partitionSite(Write, Body);
+  if (!Site)
     return false;
   bool UsesLocal = false;
   std::function<void(const Stmt *)> Visit = [&](const Stmt *S) {
@@ -391,6 +431,79 @@ bool WorkerRaceAnalysis::isPartitioned(const StorageUpdate &Write,
   };
   Visit(Site);
   return UsesLocal;
+}
+
+// Note [Reads of other chunks]
+// A chunk that writes only its own part still races the other chunks when it
+// reads theirs: `out.select(0, i).div_(out.max())` reads rows that other
+// chunks are dividing, `out[i] += out[i - 1]` reads a neighbour's. A read is
+// a tensor method call or subscript on the written tensor in the chunk's
+// body. It is of the chunk's own part when it is the partition site itself
+// (the same view call, or the same element index, spelled the same way), and
+// of nothing when it asks only metadata (sizes, strides, dtype, the data
+// pointer). Anything else is taken to read other chunks' parts; an accessor
+// or data pointer whose elements are read is not followed.
+const Stmt *WorkerRaceAnalysis::readOfOtherChunks(const StorageUpdate &Write,
+                                                  const SharedValue &Shared,
+                                                  const LambdaExpr *Body) const {
+  static constexpr llvm::StringLiteral Metadata[] = {
+      "size",          "sizes",           "dim",
+      "ndimension",    "numel",           "stride",
+      "strides",       "dtype",           "scalar_type",
+      "options",       "device",          "defined",
+      "is_contiguous", "accessor",        "data_ptr",
+      "data",          "packed_accessor", "packed_accessor32",
+      "packed_accessor64", "element_size", "nbytes",
+      "is_cuda",       "layout",          "requires_grad"};
+  const Expr *Site = partitionSite(Write, Body);
+  if (!Site || !Write.Write || !Parents)
+    return nullptr;
+  ASTContext &Context = Body->getCallOperator()->getASTContext();
+  auto SameAsSite = [&](const Expr *E) {
+    llvm::FoldingSetNodeID A, B;
+    E->IgnoreImplicit()->Profile(A, Context, /*Canonical=*/true);
+    Site->IgnoreImplicit()->Profile(B, Context, /*Canonical=*/true);
+    return A == B;
+  };
+  for (const auto &[Referenced, Ref] : References) {
+    SourceLocation Loc = Ref->getLocation();
+    if (Referenced != Shared.Root || !within(*SM, Loc, Body->getSourceRange()) ||
+        within(*SM, Loc, Site->getSourceRange()) ||
+        (Write.Write->Target &&
+         within(*SM, Loc, Write.Write->Target->getSourceRange())))
+      continue;
+    const Stmt *Parent =
+        Parents->getParentIgnoreParenImpCasts(const_cast<DeclRefExpr *>(Ref));
+    if (isa_and_nonnull<MemberExpr>(Parent))
+      Parent = Parents->getParentIgnoreParenImpCasts(const_cast<Stmt *>(Parent));
+    const auto *Call = dyn_cast_or_null<CallExpr>(Parent);
+    const auto *Method =
+        Call ? dyn_cast_or_null<CXXMethodDecl>(Call->getDirectCallee())
+             : nullptr;
+    if (!Method)
+      continue;
+    const Expr *Object =
+        isa<CXXMemberCallExpr>(Call)
+            ? cast<CXXMemberCallExpr>(Call)->getImplicitObjectArgument()
+            : Call->getArg(0);
+    if (Object->IgnoreParenImpCasts() != Ref)
+      continue;
+    if (isTensorListType(Object->getType())) {
+      // An element: `outs[j]`, `outs.at(j)`.
+      unsigned IndexArg = isa<CXXOperatorCallExpr>(Call) ? 1 : 0;
+      if (Write.ElementIndex && Call->getNumArgs() > IndexArg &&
+          !SameAsSite(Call->getArg(IndexArg)))
+        return Call;
+      continue;
+    }
+    if (!isTensorType(Object->getType()) || Write.ElementIndex ||
+        (Method->getIdentifier() &&
+         llvm::is_contained(Metadata, Method->getName())) ||
+        SameAsSite(Call))
+      continue;
+    return Call;
+  }
+  return nullptr;
 }
 
 bool WorkerRaceAnalysis::isLocked(const Stmt *S) const {
@@ -576,14 +689,15 @@ const Stmt *WorkerRaceAnalysis::useAfter(const WorkerSpawn &Spawn,
 }
 
 bool WorkerRaceAnalysis::workerUses(const WorkerSpawn &Spawn,
-                                  const ValueDecl *Root,
-                                  const FieldDecl *Member) const {
-  if (!Member || !Spawn.Lambda)
+                                    const SharedValue &Shared,
+                                    const FieldDecl *Member) const {
+  // A lambda's parameter is a copy of the whole object.
+  if (!Member || !Spawn.Lambda || Shared.BoundParam)
     return true;
   return llvm::any_of(References, [&](const auto &Reference) {
     const auto &[Referenced, Ref] = Reference;
     const FieldDecl *Used = MemberOf.lookup(Ref);
-    return Referenced == Root && (!Used || Used == Member) &&
+    return Referenced == Shared.Root && (!Used || Used == Member) &&
            within(*SM, Ref->getLocation(), Spawn.Lambda->getSourceRange());
   });
 }
@@ -592,15 +706,17 @@ static bool reaches(const StorageUpdate &U, const ValueDecl *Root) {
   return llvm::is_contained(U.Roots, Root);
 }
 
-/// The writes of Shared by the worker of Spawn: in the lambda's body, or in
-/// the bound function through the parameter Shared is bound to.
+/// The writes of Shared by the worker of Spawn: in the lambda's body, of
+/// what it captures or of its parameter, or in the bound function through
+/// the parameter Shared is bound to.
 std::vector<const StorageUpdate *>
 WorkerRaceAnalysis::workerWrites(const WorkerSpawn &Spawn,
                                  const SharedValue &Shared) {
   std::vector<const StorageUpdate *> Writes;
   if (Spawn.Lambda) {
     for (const auto &U : FunctionUpdates)
-      if (reaches(*U, Shared.Root) &&
+      if ((reaches(*U, Shared.Root) ||
+           (Shared.BoundParam && reaches(*U, Shared.BoundParam))) &&
           within(*SM, U->Call->getBeginLoc(), Spawn.Lambda->getSourceRange()))
         Writes.push_back(U.get());
   } else if (Shared.BoundParam) {
@@ -625,10 +741,18 @@ bool WorkerRaceAnalysis::findWorkerRace(const WorkerSpawn &Spawn,
     if (isLocked(Write->Call))
       continue;
     if (Spawn.Kind == WorkerKind::Partitioned) {
-      if (!Spawn.Lambda || isPartitioned(*Write, Spawn.Lambda))
+      if (!Spawn.Lambda)
         continue;
-      Races.push_back({&Spawn, Shared, RaceKind::ChunksWrite, Write});
-      return true;
+      if (!isPartitioned(*Write, Spawn.Lambda)) {
+        Races.push_back({&Spawn, Shared, RaceKind::ChunksWrite, Write});
+        return true;
+      }
+      if (const Stmt *Read = readOfOtherChunks(*Write, Shared, Spawn.Lambda)) {
+        Races.push_back(
+            {&Spawn, Shared, RaceKind::ChunksReadOthers, Write, Read});
+        return true;
+      }
+      continue;
     }
     if (const Stmt *Use = useAfter(Spawn, Shared.Root, Write->Member)) {
       Races.push_back({&Spawn, Shared, RaceKind::WorkerWrites, Write, Use});
@@ -651,16 +775,88 @@ void WorkerRaceAnalysis::findSpawnerRace(const WorkerSpawn &Spawn,
     if (!reaches(*Write, Shared.Root) || InOtherWorker(*Write) ||
         isLocked(Write->Call) ||
         !runsUnjoined(Spawn.Site, Write->Call, Shared.Root) ||
-        !workerUses(Spawn, Shared.Root, Write->Member))
+        !workerUses(Spawn, Shared, Write->Member))
       continue;
     Races.push_back({&Spawn, Shared, RaceKind::SpawnerWrites, Write.get()});
     return;
   }
 }
 
+// Note [Queues]
+// A producer that stores a tensor in a queue a worker reads hands the
+// tensor's storage to that worker as surely as std::thread does: the
+// consumer reads it whenever it pops it. Refilling the same buffer in place
+// for the next item (`staging.copy_(next)`, `mul_out(staging, ...)`) then
+// races the consumer's read of the previous one. A store is a `push`,
+// `emplace`, `insert`, `enqueue`, ... of a tensor (a container or struct of
+// them) into
+// - a variable that a worker spawned in the same function names (captures
+//   it, or is handed it by std::ref), or
+// - a member of `this` that a worker spawned by a method or constructor of
+//   the class reads (see Note [Executors]).
+// The store is then a spawn of that worker, with the stored values as its
+// arguments, and the spawner's later writes race it as for any other spawn
+// (Note [Spawner paths]): a write in the next iteration of the loop that
+// pushes is reached, a fresh tensor per iteration is not.
+std::optional<WorkerSpawn>
+WorkerRaceAnalysis::queueHandoff(const CXXMemberCallExpr *Store,
+                                 const FunctionDecl *Function) const {
+  const Expr *Object = Store->getImplicitObjectArgument()->IgnoreParenImpCasts();
+  // `acc.add(x)` computes, `seq->push_back(layer)` builds a module, and
+  // `buffer.add(obs)` on a struct of tensors may copy: only a container of
+  // tensors, or a class that holds no tensor itself, is taken for a queue.
+  if (std::optional<SharedKind> Kind = sharedKind(Object->getType());
+      (Kind && *Kind != SharedKind::Container) ||
+      llvm::none_of(Store->arguments(), [](const Expr *Arg) {
+        return sharedKind(Arg->getType()).has_value();
+      }))
+    return std::nullopt;
+  const Expr *Reader = nullptr;
+  const ValueDecl *Queue = nullptr;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(Object)) {
+    Queue = Ref->getDecl();
+    for (const auto &Spawn : Spawns) {
+      // A worker storing into its own queue is no handoff to it.
+      if (Spawn->Lambda &&
+          within(*SM, Store->getBeginLoc(), Spawn->Lambda->getSourceRange()))
+        continue;
+      if (llvm::any_of(Spawn->Args,
+                       [&](const Expr *Arg) { return mentions(Arg, Queue); })) {
+        Reader = Spawn->Site;
+        break;
+      }
+    }
+  } else if (const auto *Access = dyn_cast<MemberExpr>(Object);
+             Access &&
+             isa<CXXThisExpr>(Access->getBase()->IgnoreParenImpCasts())) {
+    const auto *Method = dyn_cast<CXXMethodDecl>(Function);
+    const auto *Field = dyn_cast<FieldDecl>(Access->getMemberDecl());
+    if (Method && Field) {
+      Queue = Field;
+      Reader = Workers.workerReading(Method->getParent(), Field);
+    }
+  }
+  if (!Reader)
+    return std::nullopt;
+  std::optional<WorkerSpawn> Consumer = Workers.match(Reader);
+  if (!Consumer)
+    return std::nullopt;
+  WorkerSpawn Handoff;
+  Handoff.Site = Store;
+  Handoff.EntryPoint = Consumer->EntryPoint;
+  Handoff.Args.append(Store->arg_begin(), Store->arg_end());
+  Handoff.BoundArgs = Handoff.Args;
+  Handoff.Via = Reader;
+  Handoff.Queue = Queue;
+  return Handoff;
+}
+
 void WorkerRaceAnalysis::run(const FunctionDecl *Function) {
   SM = &Function->getASTContext().getSourceManager();
   collect(Function->getBody());
+  for (const CXXMemberCallExpr *Store : Stores)
+    if (std::optional<WorkerSpawn> Handoff = queueHandoff(Store, Function))
+      Spawns.push_back(std::make_unique<WorkerSpawn>(std::move(*Handoff)));
   if (Spawns.empty())
     return;
   buildPaths(Function);

@@ -42,7 +42,10 @@ struct SharedValue {
   SharedKind Kind = SharedKind::Tensor;
   const Expr *Argument = nullptr;          ///< a by-value argument
   const LambdaCapture *Capture = nullptr;  ///< or a capture
-  const ParmVarDecl *BoundParam = nullptr; ///< the bound function's parameter
+  /// The parameter of the worker's function or lambda it is bound to.
+  const ParmVarDecl *BoundParam = nullptr;
+  /// The argument is `std::ref(x)`: the worker holds the spawner's object.
+  bool ByReference = false;
 };
 
 /// An in-place write, or an optimizer step, and the storage it reaches.
@@ -62,7 +65,12 @@ struct StorageUpdate {
 };
 
 /// How a shared value races.
-enum class RaceKind { WorkerWrites, SpawnerWrites, ChunksWrite };
+enum class RaceKind {
+  WorkerWrites,
+  SpawnerWrites,
+  ChunksWrite,      ///< Every chunk writes the whole tensor.
+  ChunksReadOthers, ///< Each chunk writes its part and reads the others'.
+};
 
 /// A shared value, the spawn that shares it and the write that races.
 struct WorkerRace {
@@ -70,7 +78,9 @@ struct WorkerRace {
   SharedValue Shared;
   RaceKind Kind;
   const StorageUpdate *Write;
-  const Stmt *Use = nullptr; ///< the spawner's later use, for WorkerWrites
+  /// The spawner's later use, for WorkerWrites; a chunk's read outside its
+  /// part, for ChunksReadOthers.
+  const Stmt *Use = nullptr;
 };
 
 /// Finds the races between a spawner and its workers in one function.
@@ -138,6 +148,8 @@ private:
   using Updates = std::vector<std::unique_ptr<StorageUpdate>>;
 
   void collect(const Stmt *S);
+  std::optional<WorkerSpawn> queueHandoff(const CXXMemberCallExpr *Store,
+                                          const FunctionDecl *Function) const;
   std::vector<SharedValue> sharedValues(const WorkerSpawn &Spawn) const;
   Updates updatesOf(const FunctionAliasAnalysis &Owner, const Stmt *Body);
   std::vector<const StorageUpdate *> workerWrites(const WorkerSpawn &Spawn,
@@ -147,7 +159,12 @@ private:
   TensorPlace placeOf(const Expr *E, unsigned Depth = 0) const;
   TensorPlace placeOfVariable(const VarDecl *Var, unsigned Depth) const;
   const ValueDecl *rootOfReference(const DeclRefExpr *Ref) const;
+  const Expr *partitionSite(const StorageUpdate &Write,
+                            const LambdaExpr *Body) const;
   bool isPartitioned(const StorageUpdate &Write, const LambdaExpr *Body) const;
+  const Stmt *readOfOtherChunks(const StorageUpdate &Write,
+                                const SharedValue &Shared,
+                                const LambdaExpr *Body) const;
   bool isLocked(const Stmt *S) const;
   bool joinedBetween(SourceLocation From, SourceLocation To) const;
   void buildPaths(const FunctionDecl *Function);
@@ -157,7 +174,7 @@ private:
                     const ValueDecl *Root) const;
   const Stmt *useAfter(const WorkerSpawn &Spawn, const ValueDecl *Root,
                        const FieldDecl *Member) const;
-  bool workerUses(const WorkerSpawn &Spawn, const ValueDecl *Root,
+  bool workerUses(const WorkerSpawn &Spawn, const SharedValue &Shared,
                   const FieldDecl *Member) const;
 
   const FunctionAliasAnalysis &Analysis;
@@ -172,6 +189,8 @@ private:
   /// Lock guards and the scope they hold the lock for.
   std::vector<std::pair<SourceLocation, SourceRange>> Locks;
   std::vector<const CallExpr *> Joins;
+  /// Calls that store a value in a container: Note [Queues].
+  std::vector<const CXXMemberCallExpr *> Stores;
   /// The spawning function's CFG; null when it cannot be built.
   std::unique_ptr<CFG> Graph;
   std::unique_ptr<ParentMap> Parents;

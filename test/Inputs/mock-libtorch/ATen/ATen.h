@@ -207,6 +207,8 @@ public:
   Tensor norm(const optional<Scalar> &p, IntArrayRef dim,
               bool keepdim = false) const;
   Tensor mean(optional<ScalarType> dtype = nullopt) const;
+  Tensor max() const;
+  Tensor min() const;
   Tensor matmul(const Tensor &other) const;
   Tensor relu() const;
   Tensor sqrt() const;

@@ -1,0 +1,89 @@
+// The libtorch 1.13.1 and C++ behaviours that libtorch-worker-missing-clone's
+// messages state about how a tensor reaches another thread, run against the
+// real library.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <ATen/Parallel.h>
+
+#include <functional>
+#include <future>
+#include <mutex>
+#include <queue>
+#include <algorithm>
+#include <utility>
+#include <vector>
+#include <thread>
+
+namespace {
+
+void fillOnes(torch::Tensor &t) { t.fill_(1); }
+
+TEST(WorkerFacts, StdRefHandsTheWorkerTheSpawnersTensor) {
+  auto x = torch::zeros({4});
+  std::thread t(fillOnes, std::ref(x));
+  t.join();
+  EXPECT_EQ(x.sum().item<float>(), 4.0f);
+}
+
+TEST(WorkerFacts, ALambdasByValueParameterSharesTheArgumentsStorage) {
+  auto frame = torch::full({4}, 255.0);
+  std::thread t([](torch::Tensor f) { f.div_(255); }, frame);
+  t.join();
+  // The worker's copy of the handle wrote the spawner's storage.
+  EXPECT_FLOAT_EQ(frame.sum().item<float>(), 4.0f);
+}
+
+TEST(WorkerFacts, AParameterListHoldsTheModulesOwnTensors) {
+  torch::nn::Linear model(2, 1);
+  torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.5));
+  auto params = model->parameters();
+  auto before = params[0].clone();
+  model->forward(torch::ones({1, 2})).sum().backward();
+  opt.step();
+  // The step moved the tensors a worker holding `params` reads.
+  EXPECT_EQ(params[0].data_ptr(), model->weight.data_ptr());
+  EXPECT_FALSE(torch::equal(params[0], before));
+}
+
+TEST(WorkerFacts, AQueuedTensorIsTheProducersBuffer) {
+  std::queue<torch::Tensor> q;
+  auto staging = torch::zeros({3});
+  q.push(staging);
+  staging.copy_(torch::ones({3}));
+  // Refilling the buffer for the next item rewrote the queued one.
+  EXPECT_EQ(q.front().sum().item<float>(), 3.0f);
+}
+
+TEST(WorkerFacts, AThreadPoolsFutureWaitsForTheTask) {
+  // An executor's future is the join the check orders writes against.
+  auto x = torch::zeros({2});
+  std::packaged_task<void()> task([&x] { x.add_(1); });
+  std::future<void> done = task.get_future();
+  std::thread worker(std::move(task));
+  done.wait();
+  EXPECT_EQ(x.sum().item<float>(), 2.0f);
+  worker.join();
+}
+
+TEST(WorkerFacts, ParallelForChunksSplitTheRangeWithoutOverlap) {
+  // What "its own part" means: each chunk gets a [begin, end) of its own and
+  // together they cover the range. Whether chunks run concurrently depends on
+  // the caller's build: the template is instantiated in the caller's
+  // translation unit, and without -fopenmp (this test's build) its OpenMP
+  // pragma is ignored and the body runs inline as one chunk.
+  std::mutex m;
+  std::vector<std::pair<int64_t, int64_t>> chunks;
+  at::parallel_for(0, 1024, 1, [&](int64_t begin, int64_t end) {
+    std::lock_guard<std::mutex> lock(m);
+    chunks.emplace_back(begin, end);
+  });
+  std::sort(chunks.begin(), chunks.end());
+  ASSERT_FALSE(chunks.empty());
+  EXPECT_EQ(chunks.front().first, 0);
+  EXPECT_EQ(chunks.back().second, 1024);
+  for (size_t i = 1; i < chunks.size(); ++i)
+    EXPECT_EQ(chunks[i - 1].second, chunks[i].first);
+}
+
+} // namespace

@@ -1,0 +1,147 @@
+// RUN: %check_clang_tidy %s libtorch-worker-missing-clone %t -- -- %mock_torch
+
+// A tensor stored in a queue that a worker reads reaches that worker; a
+// producer that refills the same buffer for the next item races it.
+
+#include <torch/torch.h>
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <queue>
+#include <thread>
+#include <vector>
+
+void consume(const torch::Tensor &t);
+torch::Tensor next_frame();
+
+// Positive: the staging buffer is pushed, then refilled in place by the
+// next iteration while the consumer may still be reading it.
+
+void PositiveStagingRefill(int n) {
+  std::mutex m;
+  std::queue<torch::Tensor> q;
+  std::thread consumer([&] {
+    for (int i = 0; i < n; ++i) {
+      std::lock_guard<std::mutex> lock(m);
+      if (!q.empty()) {
+        consume(q.front());
+        q.pop();
+      }
+    }
+  });
+  auto staging = torch::empty({3, 224, 224});
+  for (int i = 0; i < n; ++i) {
+    staging.copy_(next_frame());
+    std::lock_guard<std::mutex> lock(m);
+    q.push(staging);
+  }
+  consumer.join();
+  // CHECK-NOTES: :[[@LINE-3]]:12: warning: argument 'staging' shares its storage with worker entry point 'std::thread' and the spawner writes it in place before the worker is joined [libtorch-worker-missing-clone]
+  // CHECK-NOTES: :[[@LINE-17]]:15: note: this worker reads 'q', which the spawner stores it in
+  // CHECK-NOTES: :[[@LINE-7]]:13: note: 'copy_' writes 'staging' in place here
+  // CHECK-FIXES: q.push(staging.clone());
+}
+
+// Positive: an out= refill, into a queue a member function worker reads.
+
+class Prefetcher {
+public:
+  Prefetcher() : worker_(&Prefetcher::drain, this) {}
+  void produce(const torch::Tensor &a, const torch::Tensor &b) {
+    torch::Tensor out = buffer_;
+    for (int i = 0; i < 4; ++i) {
+      torch::mul_out(out, a, b);
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        ready_.push_back(out);
+      }
+    }
+  }
+
+private:
+  void drain() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto &t : ready_)
+      consume(t);
+  }
+  torch::Tensor buffer_;
+  std::mutex mutex_;
+  std::deque<torch::Tensor> ready_;
+  std::thread worker_;
+  // CHECK-NOTES: :[[@LINE-15]]:26: warning: argument 'out' shares its storage with worker entry point 'std::thread' and the spawner writes it in place before the worker is joined
+  // CHECK-NOTES: :[[@LINE-23]]:18: note: this worker reads 'ready_', which the spawner stores it in
+  // CHECK-NOTES: :[[@LINE-20]]:7: note: 'mul_out' writes 'buffer_' in place here
+  // CHECK-FIXES: ready_.push_back(out.clone());
+};
+
+// Negative: a clone is pushed, or a fresh tensor per item.
+
+void NegativeClonePushed(int n) {
+  std::mutex m;
+  std::queue<torch::Tensor> q;
+  std::thread consumer([&] {
+    std::lock_guard<std::mutex> lock(m);
+    consume(q.front());
+  });
+  auto staging = torch::empty({3});
+  for (int i = 0; i < n; ++i) {
+    staging.copy_(next_frame());
+    std::lock_guard<std::mutex> lock(m);
+    q.push(staging.clone());
+  }
+  consumer.join();
+}
+
+void NegativeFreshPerItem(int n) {
+  std::mutex m;
+  std::queue<torch::Tensor> q;
+  std::thread consumer([&] {
+    std::lock_guard<std::mutex> lock(m);
+    consume(q.front());
+  });
+  for (int i = 0; i < n; ++i) {
+    auto frame = torch::empty({3});
+    frame.copy_(next_frame());
+    std::lock_guard<std::mutex> lock(m);
+    q.push(frame);
+  }
+  consumer.join();
+}
+
+// Negative: no worker reads the queue, or the consumer is joined before the
+// refill.
+
+void NegativeNoReader(int n) {
+  std::vector<torch::Tensor> kept;
+  auto staging = torch::empty({3});
+  std::thread logger([] { consume(torch::ones({1})); });
+  for (int i = 0; i < n; ++i) {
+    staging.copy_(next_frame());
+    kept.push_back(staging);
+  }
+  logger.join();
+}
+
+void NegativeJoinedBeforeRefill() {
+  std::queue<torch::Tensor> q;
+  auto staging = torch::empty({3});
+  q.push(staging);
+  std::thread consumer([&] { consume(q.front()); });
+  consumer.join();
+  staging.copy_(next_frame());
+}
+
+// Negative: `add` on a tensor computes; it stores nothing.
+
+void NegativeTensorAdd(int n) {
+  auto acc = torch::zeros({3});
+  std::thread reader([&] { consume(acc); });
+  auto staging = torch::empty({3});
+  for (int i = 0; i < n; ++i) {
+    staging.copy_(next_frame());
+    consume(acc.add(staging));
+  }
+  reader.join();
+}
