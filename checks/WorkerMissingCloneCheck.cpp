@@ -43,8 +43,10 @@ void WorkerMissingCloneCheck::registerPPCallbacks(
 // The fix-it isolates the tensor where it is handed over: `.clone()` on a
 // by-value argument or an init-capture's initializer, `[x = x.clone()]` for an
 // explicit by-value capture. A by-reference capture gets none: the author may
-// want the worker's result, and neither does a `std::ref(x)` argument. With IsolationHelper=torchalias the copy is
-// `torchalias::isolate(x)` from the runtime, and its header is included.
+// want the worker's result, and neither does a `std::ref(x)` argument (a
+// clone cannot bind to the worker's `Tensor &`). With
+// IsolationHelper=torchalias the copy is `torchalias::isolate(x)` from the
+// runtime, and its header is included.
 // Containers and structs get no fix-it (their elements would each need a
 // clone). A worker's copy of a ModuleHolder (`auto local = global;`) becomes
 // a deep copy of the module, `Holder(std::dynamic_pointer_cast<Impl>(
@@ -100,11 +102,12 @@ void reportRace(ClangTidyCheck &Check, const WorkerRace &R,
                            : Holder ? "writes them"
                                     : "writes it";
   Check.diag(Loc, "%select{|by-value |by-reference |by-reference }0"
-                  "%select{argument|capture|capture|argument}0 '%1' %2 with worker entry point '%3' and "
+                  "%select{argument|capture|capture|argument}0 '%1' %2 with "
+                  "worker entry point '%3' and "
                   "%select{the worker %4 in place while the spawner still uses "
                   "%5|the spawner %4 in place before the worker is joined|"
-                  "every chunk %4 in place, not only its [begin, end) part|each chunk %4 in "
-                  "place while other chunks read %5}6")
+                  "every chunk %4 in place, not only its [begin, end) part|"
+                  "each chunk %4 in place while other chunks read %5}6")
       << How << S.Name << Shares << R.Spawn->EntryPoint << Writes
       << (Holder ? "them" : "it") << static_cast<unsigned>(R.Kind) << Fixes;
   if (R.Write->HolderCopy)

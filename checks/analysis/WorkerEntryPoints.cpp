@@ -68,7 +68,8 @@ bool readsMember(const Stmt *S, const FieldDecl *Field, unsigned Depth = 0) {
     return true;
   if (const auto *Call = dyn_cast<CXXMemberCallExpr>(S);
       Call && Depth < 2 &&
-      isa<CXXThisExpr>(Call->getImplicitObjectArgument()->IgnoreParenImpCasts()))
+      isa<CXXThisExpr>(
+          Call->getImplicitObjectArgument()->IgnoreParenImpCasts()))
     if (const CXXMethodDecl *Method = Call->getMethodDecl())
       if (const FunctionDecl *Definition = Method->getDefinition();
           Definition && readsMember(Definition->getBody(), Field, Depth + 1))

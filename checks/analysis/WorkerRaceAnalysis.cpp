@@ -443,9 +443,10 @@ bool WorkerRaceAnalysis::isPartitioned(const StorageUpdate &Write,
 // of nothing when it asks only metadata (sizes, strides, dtype, the data
 // pointer). Anything else is taken to read other chunks' parts; an accessor
 // or data pointer whose elements are read is not followed.
-const Stmt *WorkerRaceAnalysis::readOfOtherChunks(const StorageUpdate &Write,
-                                                  const SharedValue &Shared,
-                                                  const LambdaExpr *Body) const {
+const Stmt *
+WorkerRaceAnalysis::readOfOtherChunks(const StorageUpdate &Write,
+                                      const SharedValue &Shared,
+                                      const LambdaExpr *Body) const {
   static constexpr llvm::StringLiteral Metadata[] = {
       "size",          "sizes",           "dim",
       "ndimension",    "numel",           "stride",
@@ -467,7 +468,8 @@ const Stmt *WorkerRaceAnalysis::readOfOtherChunks(const StorageUpdate &Write,
   };
   for (const auto &[Referenced, Ref] : References) {
     SourceLocation Loc = Ref->getLocation();
-    if (Referenced != Shared.Root || !within(*SM, Loc, Body->getSourceRange()) ||
+    if (Referenced != Shared.Root ||
+        !within(*SM, Loc, Body->getSourceRange()) ||
         within(*SM, Loc, Site->getSourceRange()) ||
         (Write.Write->Target &&
          within(*SM, Loc, Write.Write->Target->getSourceRange())))
@@ -475,7 +477,8 @@ const Stmt *WorkerRaceAnalysis::readOfOtherChunks(const StorageUpdate &Write,
     const Stmt *Parent =
         Parents->getParentIgnoreParenImpCasts(const_cast<DeclRefExpr *>(Ref));
     if (isa_and_nonnull<MemberExpr>(Parent))
-      Parent = Parents->getParentIgnoreParenImpCasts(const_cast<Stmt *>(Parent));
+      Parent =
+          Parents->getParentIgnoreParenImpCasts(const_cast<Stmt *>(Parent));
     const auto *Call = dyn_cast_or_null<CallExpr>(Parent);
     const auto *Method =
         Call ? dyn_cast_or_null<CXXMethodDecl>(Call->getDirectCallee())
@@ -801,7 +804,8 @@ void WorkerRaceAnalysis::findSpawnerRace(const WorkerSpawn &Spawn,
 std::optional<WorkerSpawn>
 WorkerRaceAnalysis::queueHandoff(const CXXMemberCallExpr *Store,
                                  const FunctionDecl *Function) const {
-  const Expr *Object = Store->getImplicitObjectArgument()->IgnoreParenImpCasts();
+  const Expr *Object =
+      Store->getImplicitObjectArgument()->IgnoreParenImpCasts();
   // `acc.add(x)` computes, `seq->push_back(layer)` builds a module, and
   // `buffer.add(obs)` on a struct of tensors may copy: only a container of
   // tensors, or a class that holds no tensor itself, is taken for a queue.
