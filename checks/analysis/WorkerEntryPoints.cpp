@@ -170,10 +170,10 @@ bool isQueueStore(const CXXMemberCallExpr *Call) {
   const CXXMethodDecl *Method = Call->getMethodDecl();
   if (!Method || !Method->getIdentifier())
     return false;
-  return llvm::is_contained(
-      {"push", "push_back", "push_front", "emplace", "emplace_back",
-       "emplace_front", "insert", "enqueue", "add", "post"},
-      Method->getName());
+  static constexpr llvm::StringLiteral StoreMethods[] = {
+      "push",          "push_back", "push_front", "emplace", "emplace_back",
+      "emplace_front", "insert",    "enqueue",    "add",     "post"};
+  return llvm::is_contained(StoreMethods, Method->getName());
 }
 
 const Expr *referencedObject(const Expr *E) {
