@@ -84,13 +84,25 @@ std::optional<FixItHint> isolateTensor(const SharedValue &S, bool Isolate,
   return std::nullopt;
 }
 
-/// The warning, at the argument or capture, and its notes: the holder copy,
-/// the write, the spawner's use.
+/// Where the warning goes: the argument, the explicit capture, or for an
+/// implicit capture the lambda's capture default (`[&]`), which is at the
+/// spawn, where an implicit capture's own location is its first use.
+SourceLocation sharingLocation(const WorkerRace &R) {
+  const SharedValue &S = R.Shared;
+  if (!S.Capture)
+    return S.Argument->getBeginLoc();
+  if (!S.Capture->isExplicit() && R.Spawn->Lambda &&
+      R.Spawn->Lambda->getCaptureDefaultLoc().isValid())
+    return R.Spawn->Lambda->getCaptureDefaultLoc();
+  return S.Capture->getLocation();
+}
+
+/// The warning, at the argument or capture, and its notes: the implicit
+/// capture's first use, the holder copy, the write, the spawner's use.
 void reportRace(ClangTidyCheck &Check, const WorkerRace &R,
                 llvm::ArrayRef<FixItHint> Fixes) {
   const SharedValue &S = R.Shared;
-  SourceLocation Loc =
-      S.Capture ? S.Capture->getLocation() : S.Argument->getBeginLoc();
+  SourceLocation Loc = sharingLocation(R);
   bool Module = S.Kind == SharedKind::Module;
   bool Holder = S.Kind == SharedKind::Container || S.Kind == SharedKind::Struct;
   unsigned How = S.Capture ? (S.Capture->getCaptureKind() == LCK_ByRef ? 2 : 1)
@@ -110,6 +122,12 @@ void reportRace(ClangTidyCheck &Check, const WorkerRace &R,
                   "each chunk %4 in place while other chunks read %5}6")
       << How << S.Name << Shares << R.Spawn->EntryPoint << Writes
       << (Holder ? "them" : "it") << static_cast<unsigned>(R.Kind) << Fixes;
+  if (S.Capture && Loc != S.Capture->getLocation())
+    Check.diag(S.Capture->getLocation(),
+               "the worker first uses '%0' here, captured by %select{copy|"
+               "reference}1",
+               DiagnosticIDs::Note)
+        << S.Name << (S.Capture->getCaptureKind() == LCK_ByRef);
   if (R.Write->HolderCopy)
     Check.diag(R.Write->HolderCopy->getLocation(),
                "'%0' is a copy of the ModuleHolder '%1', not of the module",

@@ -30,7 +30,7 @@ torch::Tensor PositiveAsync(torch::Tensor buf, int64_t n) {
 void PositiveParallelFor(torch::Tensor acc, torch::Tensor x) {
   at::parallel_for(0, 4, 1, [&](int64_t begin, int64_t end) {
     acc.add_(x);
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: by-reference capture 'acc' shares its storage with worker entry point 'at::parallel_for' and every chunk writes it in place, not only its [begin, end) part
+    // CHECK-MESSAGES: :[[@LINE-2]]:30: warning: by-reference capture 'acc' shares its storage with worker entry point 'at::parallel_for' and every chunk writes it in place, not only its [begin, end) part
   });
 }
 
@@ -80,7 +80,7 @@ void PositiveModuleCopyInWorker(const torch::Tensor &x) {
   torch::nn::Linear global(4, 4);
   std::thread t([&] {
     auto local = global;
-    // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: by-reference capture 'global' shares its module with worker entry point 'std::thread' and the worker updates its parameters in place while the spawner still uses it
+    // CHECK-MESSAGES: :[[@LINE-2]]:18: warning: by-reference capture 'global' shares its module with worker entry point 'std::thread' and the worker updates its parameters in place while the spawner still uses it
     // CHECK-FIXES: auto local = torch::nn::Linear(std::dynamic_pointer_cast<torch::nn::LinearImpl>(global->clone()));
     torch::optim::SGD opt(local->parameters(), torch::optim::SGDOptions(0.1));
     opt.step();

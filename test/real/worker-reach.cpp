@@ -75,7 +75,7 @@ void PositiveGlobalMax(torch::Tensor out) {
   at::parallel_for(0, out.size(0), 1, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i)
       out.select(0, i).div_(out.max());
-    // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: by-reference capture 'out' shares its storage with worker entry point 'at::parallel_for' and each chunk writes it in place while other chunks read it
+    // CHECK-MESSAGES: :[[@LINE-3]]:40: warning: by-reference capture 'out' shares its storage with worker entry point 'at::parallel_for' and each chunk writes it in place while other chunks read it
   });
 }
 

@@ -22,11 +22,12 @@ void PositiveCopyInWorker(const torch::Tensor &x) {
     for (auto &p : local->parameters())
       p.add_(0.1);
   });
-  // CHECK-NOTES-BOTH: :[[@LINE-4]]:18: warning: by-reference capture 'global' shares its module with worker entry point 'std::thread' and the worker updates its parameters in place while the spawner still uses it [libtorch-worker-missing-clone]
-  // CHECK-NOTES-BOTH: :[[@LINE-5]]:10: note: 'local' is a copy of the ModuleHolder 'global', not of the module
-  // CHECK-NOTES-BOTH: :[[@LINE-4]]:9: note: 'add_' updates the parameters of 'global' in place here
+  // CHECK-NOTES-BOTH: :[[@LINE-5]]:18: warning: by-reference capture 'global' shares its module with worker entry point 'std::thread' and the worker updates its parameters in place while the spawner still uses it [libtorch-worker-missing-clone]
+  // CHECK-NOTES-BOTH: :[[@LINE-5]]:18: note: the worker first uses 'global' here, captured by reference
+  // CHECK-NOTES-BOTH: :[[@LINE-6]]:10: note: 'local' is a copy of the ModuleHolder 'global', not of the module
+  // CHECK-NOTES-BOTH: :[[@LINE-5]]:9: note: 'add_' updates the parameters of 'global' in place here
   // CHECK-NOTES-BOTH: :[[@LINE+4]]:11: note: the spawner uses 'global' here, before any join
-  // CHECK-MESSAGES-ALONE: :[[@LINE-6]]:9: warning: 'add_' updates the parameters of 'global', and 'local' is a copy of its ModuleHolder, not of the module: 'local' changes with every update [libtorch-shared-parameter-update]
+  // CHECK-MESSAGES-ALONE: :[[@LINE-7]]:9: warning: 'add_' updates the parameters of 'global', and 'local' is a copy of its ModuleHolder, not of the module: 'local' changes with every update [libtorch-shared-parameter-update]
   // CHECK-FIXES-BOTH: auto local = torch::nn::Linear(std::dynamic_pointer_cast<torch::nn::LinearImpl>(global->clone()));
   // CHECK-FIXES-ALONE: auto local = torch::nn::Linear(std::dynamic_pointer_cast<torch::nn::LinearImpl>(global->clone()));
   consume(global->forward(x));

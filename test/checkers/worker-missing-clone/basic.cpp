@@ -56,7 +56,7 @@ void PositiveCaptureThenWrite(torch::Tensor x) {
 void PositiveParallelForUnpartitioned(torch::Tensor acc, torch::Tensor x) {
   at::parallel_for(0, 4, 1, [&](int64_t begin, int64_t end) {
     acc.add_(x);
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: by-reference capture 'acc' shares its storage with worker entry point 'at::parallel_for' and every chunk writes it in place, not only its [begin, end) part
+    // CHECK-MESSAGES: :[[@LINE-2]]:30: warning: by-reference capture 'acc' shares its storage with worker entry point 'at::parallel_for' and every chunk writes it in place, not only its [begin, end) part
   });
 }
 

@@ -172,6 +172,6 @@ void PositiveParallelForAllElements(std::vector<torch::Tensor> outs) {
   at::parallel_for(0, 4, 1, [&](int64_t begin, int64_t end) {
     for (auto &out : outs)
       out.zero_();
-    // CHECK-MESSAGES: :[[@LINE-2]]:22: warning: by-reference capture 'outs' holds tensors that share their storage with worker entry point 'at::parallel_for' and every chunk writes them in place, not only its [begin, end) part
+    // CHECK-MESSAGES: :[[@LINE-3]]:30: warning: by-reference capture 'outs' holds tensors that share their storage with worker entry point 'at::parallel_for' and every chunk writes them in place, not only its [begin, end) part
   });
 }

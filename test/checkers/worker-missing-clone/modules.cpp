@@ -23,7 +23,7 @@ void PositiveCopyUpdatedInWorker(const torch::Tensor &x) {
   torch::nn::Linear global(4, 4);
   std::thread t([&] {
     auto local = global;
-    // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: by-reference capture 'global' shares its module with worker entry point 'std::thread' and the worker updates its parameters in place while the spawner still uses it [libtorch-worker-missing-clone]
+    // CHECK-MESSAGES: :[[@LINE-2]]:18: warning: by-reference capture 'global' shares its module with worker entry point 'std::thread' and the worker updates its parameters in place while the spawner still uses it [libtorch-worker-missing-clone]
     // CHECK-FIXES: auto local = torch::nn::Linear(std::dynamic_pointer_cast<torch::nn::LinearImpl>(global->clone()));
     for (auto &p : local->parameters())
       p.add_(0.1);

@@ -41,8 +41,9 @@ void PositiveCopyUpdatedInWorker(const torch::Tensor &x) {
   torch::nn::Linear global(4, 4);
   std::thread t([&] {
     auto local = global;
-    // CHECK-NOTES: :[[@LINE-1]]:18: warning: by-reference capture 'global' shares its module with worker entry point 'std::thread' and the worker updates its parameters in place while the spawner still uses it
-    // CHECK-NOTES: :[[@LINE-2]]:10: note: 'local' is a copy of the ModuleHolder 'global', not of the module
+    // CHECK-NOTES: :[[@LINE-2]]:18: warning: by-reference capture 'global' shares its module with worker entry point 'std::thread' and the worker updates its parameters in place while the spawner still uses it
+    // CHECK-NOTES: :[[@LINE-2]]:18: note: the worker first uses 'global' here, captured by reference
+    // CHECK-NOTES: :[[@LINE-3]]:10: note: 'local' is a copy of the ModuleHolder 'global', not of the module
     // CHECK-FIXES: auto local = torch::nn::Linear(std::dynamic_pointer_cast<torch::nn::LinearImpl>(global->clone()));
     for (auto &p : local->parameters())
       p.add_(0.1);
