@@ -452,15 +452,17 @@ void SharedParameterUpdateCheck::checkUpdateLoop(const Stmt *Loop,
 }
 
 void SharedParameterUpdateCheck::reportHolderCopy(
-    const Expr *Sink, llvm::StringRef Name, llvm::StringRef Original,
-    llvm::StringRef Copy, llvm::StringRef Via, SourceLocation CopySite,
+    const Expr *Sink, llvm::StringRef Name, const HolderCopy &Copy,
     std::optional<FixItHint> Fix, ASTContext &AST) {
+  llvm::StringRef Original = Copy.Original->getName();
+  llvm::StringRef Via = Copy.Via ? Copy.Via->getName() : llvm::StringRef();
   {
-    auto Diag =
-        diag(Sink->getExprLoc(),
-             "'%0' updates the parameters of '%1', and '%2' is a copy of its "
-             "ModuleHolder, not of the module: '%2' changes with every update")
-        << Name << Original << Copy;
+    auto Diag = diag(Sink->getExprLoc(),
+                     "'%0' updates the parameters of '%1', and '%2' "
+                     "%select{is|holds}3 a copy of its ModuleHolder, not of "
+                     "the module: %select{'%2'|its element}3 changes with "
+                     "every update")
+                << Name << Original << Copy.Copy->getName() << Copy.Stored;
     if (Fix) {
       Diag << *Fix;
       if (compat::startsWith(Fix->CodeToInsert, "torchalias::"))
@@ -468,12 +470,16 @@ void SharedParameterUpdateCheck::reportHolderCopy(
             AST.getSourceManager().getFileID(Fix->RemoveRange.getBegin()),
             ParametersHeader);
     }
-  } // The warning is emitted before its note.
-  diag(CopySite,
+  } // The warning is emitted before its notes.
+  diag(Copy.Where,
        "'%0' shares the module of '%1' from here%select{|: both are "
        "copies of '%3'}2",
        DiagnosticIDs::Note)
-      << Copy << Original << !Via.empty() << Via;
+      << Copy.Copy->getName() << Original << !Via.empty() << Via;
+  if (Copy.Returned)
+    diag(Copy.Returned->getReturnLoc(),
+         "the ModuleHolder returned here is the one given as an argument",
+         DiagnosticIDs::Note);
 }
 
 // Note [One finding for a worker's holder copy]
@@ -515,12 +521,13 @@ void SharedParameterUpdateCheck::checkHolderCopy(const Expr *Sink,
   if (!Copy || reportedAsWorkerRace(Copy->Copy, Sink, Function, AST))
     return;
   std::optional<FixItHint> Fix;
-  if (Copy->Init)
-    Fix = cloneAtCopy(Copy->Init, Copy->Copy->getType(), Copy->DirectInit,
+  if (Copy->Init && FixedCopies.insert(Copy->Init).second)
+    Fix = cloneAtCopy(Copy->Init,
+                      Copy->Stored ? Copy->Init->getType()
+                                   : Copy->Copy->getType(),
+                      Copy->DirectInit,
                       Isolation == IsolationHelper::Torchalias, AST);
-  reportHolderCopy(Sink, Name, Copy->Original->getName(), Copy->Copy->getName(),
-                   Copy->Via ? Copy->Via->getName() : llvm::StringRef(),
-                   Copy->Where, Fix, AST);
+  reportHolderCopy(Sink, Name, *Copy, Fix, AST);
 }
 
 void SharedParameterUpdateCheck::checkMemberAssignment(

@@ -17,6 +17,8 @@
 
 namespace clang::tidy::libtorch {
 
+struct HolderCopy;
+
 /// Finds tied or duplicated module parameters that reach an optimizer, a
 /// gradient-norm clip or an in-place update loop, copies of a ModuleHolder
 /// updated as if they were independent models, and parameter members
@@ -53,9 +55,8 @@ private:
   bool reportedAsWorkerRace(const ValueDecl *Copy, const Expr *Sink,
                             const FunctionDecl *Function, ASTContext &AST);
   void reportHolderCopy(const Expr *Sink, llvm::StringRef Name,
-                        llvm::StringRef Original, llvm::StringRef Copy,
-                        llvm::StringRef Via, SourceLocation CopySite,
-                        std::optional<FixItHint> Fix, ASTContext &AST);
+                        const HolderCopy &Copy, std::optional<FixItHint> Fix,
+                        ASTContext &AST);
   void reportFill(const Expr *FillSite, ASTContext &AST);
   void checkMemberAssignment(const CXXOperatorCallExpr *Assign,
                              const FunctionDecl *Function, ASTContext &AST);
@@ -76,6 +77,9 @@ private:
   llvm::SmallVector<const Expr *, 4> Fills;
   /// Fills that already carry a fix-it.
   llvm::DenseSet<const Expr *> FixedFills;
+  /// ModuleHolder copies that already carry a fix-it: a copy two sinks
+  /// reach is repaired once.
+  llvm::DenseSet<const Expr *> FixedCopies;
 };
 
 } // namespace clang::tidy::libtorch

@@ -1,11 +1,14 @@
 //===- HolderCopyAnalysis.cpp - ModuleHolder copies used as models --------===//
 
 #include "HolderCopyAnalysis.h"
+#include "ParameterLists.h"
 
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 
 namespace clang::tidy::libtorch {
+
+using detail::isStdContainer;
 
 namespace {
 
@@ -30,11 +33,94 @@ bool assigns(const Stmt *S, const ValueDecl *Decl) {
                       [&](const Stmt *Child) { return assigns(Child, Decl); });
 }
 
-/// A variable initialised by copying another module handle (`auto t = m;`).
-struct LocalCopy {
-  const VarDecl *Copy;
-  const ValueDecl *Original;
+/// A handle named by E: a variable, a parameter or a member.
+const ValueDecl *namedHandle(const Expr *E) {
+  E = skipModuleHandleCopies(E);
+  if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(E))
+    return Ref->getDecl();
+  if (const auto *Member = dyn_cast_or_null<MemberExpr>(E))
+    return Member->getMemberDecl();
+  return nullptr;
+}
+
+/// The parameter whose handle Callee returns: every `return` gives back the
+/// parameter, or a local copy of it that the function never reassigns.
+/// Return statements in lambdas are the lambda's own and are skipped.
+class ReturnedParameter : public RecursiveASTVisitor<ReturnedParameter> {
+public:
+  explicit ReturnedParameter(const FunctionDecl *Callee) : Callee(Callee) {}
+
+  const ParmVarDecl *find(const ReturnStmt *&Site) {
+    if (!Callee->getBody() || !moduleImplOf(Callee->getReturnType()) ||
+        Callee->getReturnType()->isReferenceType())
+      return nullptr;
+    TraverseStmt(const_cast<Stmt *>(Callee->getBody()));
+    if (Mixed || !Param)
+      return nullptr;
+    Site = First;
+    return Param;
+  }
+  bool TraverseLambdaExpr(LambdaExpr *) { return true; }
+  bool VisitReturnStmt(ReturnStmt *Return) {
+    const ValueDecl *Handle = namedHandle(Return->getRetValue());
+    if (const auto *Local = dyn_cast_or_null<VarDecl>(Handle);
+        Local && !isa<ParmVarDecl>(Local) && Local->getInit() &&
+        !assigns(Callee->getBody(), Local))
+      Handle = namedHandle(Local->getInit());
+    const auto *Returned = dyn_cast_or_null<ParmVarDecl>(Handle);
+    if (!Returned || (Param && Returned != Param))
+      Mixed = true;
+    if (!First)
+      First = Return;
+    Param = Returned;
+    return true;
+  }
+
+private:
+  const FunctionDecl *Callee;
+  const ParmVarDecl *Param = nullptr;
+  const ReturnStmt *First = nullptr;
+  bool Mixed = false;
 };
+
+/// A copy of a module handle made in a function: a variable initialised
+/// from another handle (`auto t = m;`), or from a call of a function of the
+/// translation unit that returns the handle it is given (`auto t =
+/// make_target(m);`), or a container the handle is stored in
+/// (`teachers.push_back(m)`).
+struct LocalCopy {
+  const ValueDecl *Copy;
+  const ValueDecl *Original;
+  const Expr *From; ///< The expression naming Original.
+  const Expr *Site; ///< The initializer, or the call that stores the handle.
+  /// For a copy returned by a helper: the helper's `return`.
+  const ReturnStmt *Returned = nullptr;
+};
+
+/// The container of module handles that E is an element of: `teachers` in
+/// `teachers[0]`, `teachers.at(i)`, `teachers.front()`, `teachers.back()`.
+const VarDecl *containerOfElement(const Expr *E) {
+  E = skipModuleHandleCopies(E);
+  const Expr *Base = nullptr;
+  if (const auto *Op = dyn_cast_or_null<CXXOperatorCallExpr>(E);
+      Op && Op->getOperator() == OO_Subscript)
+    Base = Op->getArg(0);
+  else if (const auto *Call = dyn_cast_or_null<CXXMemberCallExpr>(E)) {
+    const CXXMethodDecl *Method = Call->getMethodDecl();
+    static constexpr llvm::StringLiteral ElementAccessors[] = {"at", "front",
+                                                               "back"};
+    if (Method && Method->getIdentifier() &&
+        llvm::is_contained(ElementAccessors, Method->getName()))
+      Base = Call->getImplicitObjectArgument();
+  }
+  const auto *Ref =
+      Base ? dyn_cast<DeclRefExpr>(Base->IgnoreParenImpCasts()) : nullptr;
+  const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  return Var && Var->isLocalVarDecl() &&
+                 isStdContainer(Var->getType()->getAsCXXRecordDecl())
+             ? Var
+             : nullptr;
+}
 
 /// The local copies of module handles in a function, and the references to
 /// every declaration.
@@ -49,10 +135,50 @@ public:
         Var->getType()->isReferenceType())
       return true;
     const Expr *Init = skipModuleHandleCopies(Var->getInit());
-    if (const auto *Ref = dyn_cast<DeclRefExpr>(Init))
-      Copies.push_back({Var, Ref->getDecl()});
-    else if (const auto *Member = dyn_cast<MemberExpr>(Init))
-      Copies.push_back({Var, Member->getMemberDecl()});
+    if (const ValueDecl *Original = namedHandle(Init)) {
+      Copies.push_back({Var, Original, Init, Var->getInit()});
+      return true;
+    }
+    // A helper that returns the handle it is given.
+    const auto *Call = dyn_cast<CallExpr>(Init);
+    const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+    const FunctionDecl *Definition = nullptr;
+    if (!Callee || isa<CXXMethodDecl>(Callee) || !Callee->hasBody(Definition))
+      return true;
+    const ReturnStmt *Return = nullptr;
+    const ParmVarDecl *Param = ReturnedParameter(Definition).find(Return);
+    if (!Param || Param->getFunctionScopeIndex() >= Call->getNumArgs())
+      return true;
+    const Expr *Arg = Call->getArg(Param->getFunctionScopeIndex());
+    if (const ValueDecl *Original = namedHandle(Arg))
+      Copies.push_back({Var, Original, skipModuleHandleCopies(Arg),
+                        Var->getInit(), Return});
+    return true;
+  }
+  // `c.push_back(m)`: the container holds a second handle on m's module.
+  bool VisitCXXMemberCallExpr(CXXMemberCallExpr *Call) {
+    const CXXMethodDecl *Method = Call->getMethodDecl();
+    const auto *Object = dyn_cast_or_null<DeclRefExpr>(
+        Call->getImplicitObjectArgument()
+            ? Call->getImplicitObjectArgument()->IgnoreParenImpCasts()
+            : nullptr);
+    const auto *Container =
+        Object ? dyn_cast<VarDecl>(Object->getDecl()) : nullptr;
+    static constexpr llvm::StringLiteral StoreMethods[] = {
+        "push_back", "emplace_back", "push_front", "emplace_front"};
+    if (!Method || !Method->getIdentifier() || !Container ||
+        !Container->isLocalVarDecl() ||
+        !isStdContainer(Container->getType()->getAsCXXRecordDecl()) ||
+        !llvm::is_contained(StoreMethods, Method->getName()) ||
+        Call->getNumArgs() != 1)
+      return true;
+    const Expr *Arg = Call->getArg(0);
+    if (!moduleImplOf(Arg->getType()) ||
+        isModuleClass(Arg->getType()->getAsCXXRecordDecl()))
+      return true;
+    if (const ValueDecl *Original = namedHandle(Arg))
+      Copies.push_back(
+          {Container, Original, skipModuleHandleCopies(Arg), Call});
     return true;
   }
   bool VisitDeclRefExpr(DeclRefExpr *Ref) {
@@ -171,6 +297,22 @@ std::optional<MemberCopy> findMemberCopy(const FieldDecl *Updated) {
   return std::nullopt;
 }
 
+/// What a local list variable was initialised from, when the function
+/// never assigns it another list: `online->parameters()` for `dst` after
+/// `auto dst = online->parameters();`. Otherwise List itself.
+const Expr *listSource(const Expr *List, const Stmt *Body) {
+  const Expr *E = List;
+  for (int Depth = 0; Depth < 4; ++Depth) {
+    const auto *Ref = dyn_cast<DeclRefExpr>(skipModuleHandleCopies(E));
+    const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+    if (!Var || !Var->isLocalVarDecl() || !Var->getInit() ||
+        assigns(Body, Var))
+      break;
+    E = Var->getInit();
+  }
+  return E;
+}
+
 } // namespace
 
 std::optional<HolderCopy>
@@ -182,10 +324,13 @@ HolderCopyAnalysis::find(const Expr *Sink, const Expr *ListExpr,
       Sharing.parameterList(ListExpr);
   if (!List)
     return std::nullopt;
-  // The handle the list is taken from: `online` in `online->parameters()`.
+  // The handle the list is taken from: `online` in `online->parameters()`,
+  // also through a local list (`auto dst = online->parameters();`).
+  const Expr *Source =
+      List->empty() ? listSource(ListExpr, Function->getBody()) : ListExpr;
   const Expr *Listed = nullptr;
   if (const auto *Call = dyn_cast<CXXMemberCallExpr>(skipModuleHandleCopies(
-          List->empty() ? ListExpr : List->front().Route.front().Site)))
+          List->empty() ? Source : List->front().Route.front().Site)))
     Listed = skipModuleHandleCopies(Call->getImplicitObjectArgument());
   if (const auto *Member = dyn_cast_or_null<MemberExpr>(Listed))
     if (std::optional<HolderCopy> Copy = memberCopy(Sink, Member, Function))
@@ -194,11 +339,11 @@ HolderCopyAnalysis::find(const Expr *Sink, const Expr *ListExpr,
   if (!List->empty())
     Updated = List->front().Route.front().Object;
   else if (const auto *Call =
-               dyn_cast<CXXMemberCallExpr>(skipModuleHandleCopies(ListExpr)))
+               dyn_cast<CXXMemberCallExpr>(skipModuleHandleCopies(Source)))
     if (std::optional<ModuleValue> Module =
             Sharing.moduleValue(Call->getImplicitObjectArgument()))
       Updated = Module->Identity;
-  if (!Updated.known())
+  if (!Updated.known() && !containerOfElement(Listed))
     return std::nullopt;
   return localCopy(Sink, Listed, Updated, Function);
 }
@@ -244,21 +389,26 @@ HolderCopyAnalysis::localCopy(const Expr *Sink, const Expr *Listed,
                               const FunctionDecl *Function) {
   const auto *ListedRef = dyn_cast_or_null<DeclRefExpr>(Listed);
   const ValueDecl *Named = ListedRef ? ListedRef->getDecl() : nullptr;
+  if (!Named)
+    Named = containerOfElement(Listed);
   LocalCopyFinder Finder;
   Finder.TraverseStmt(const_cast<Stmt *>(Function->getBody()));
   UsesAfterSink After(Function->getBody(), Sink,
                       Function->getASTContext().getSourceManager());
   for (const LocalCopy &Copy : Finder.Copies) {
-    std::optional<ModuleValue> Original =
-        Sharing.moduleValue(skipModuleHandleCopies(Copy.Copy->getInit()));
-    if (!Original || !(Original->Identity == Updated))
-      continue;
+    // The list is taken from the copy (a container's element has no module
+    // identity of its own), or from a handle on the copied module.
+    if (!Named || Named != Copy.Copy) {
+      std::optional<ModuleValue> Original = Sharing.moduleValue(Copy.From);
+      if (!Updated.known() || !Original || !(Original->Identity == Updated))
+        continue;
+    }
     // Both handles must be used apart from the copy itself: one is updated,
     // the other read as if it were an independent model, after the update
     // (Note [Used after the update]).
     auto UsedElsewhere = [&](const ValueDecl *Decl) {
       return llvm::any_of(Finder.References.lookup(Decl), [&](const Expr *Ref) {
-        return !containsExpr(Copy.Copy->getInit(), Ref);
+        return !containsExpr(Copy.Site, Ref);
       });
     };
     auto UsedAfter = [&](const ValueDecl *Decl) {
@@ -276,9 +426,17 @@ HolderCopyAnalysis::localCopy(const Expr *Sink, const Expr *Listed,
     HolderCopy Result;
     Result.Original = Copy.Original;
     Result.Copy = Copy.Copy;
-    Result.Where = Copy.Copy->getInit()->getExprLoc();
-    if (Copy.Copy->getInitStyle() == VarDecl::CInit)
-      Result.Init = Copy.Copy->getInit();
+    Result.Returned = Copy.Returned;
+    const auto *Var = cast<VarDecl>(Copy.Copy);
+    if (Var->getInit() == Copy.Site) {
+      Result.Where = Copy.Site->getExprLoc();
+      if (Var->getInitStyle() == VarDecl::CInit)
+        Result.Init = Copy.Site;
+    } else { // A container: the stored argument.
+      Result.Where = Copy.From->getExprLoc();
+      Result.Init = Copy.From;
+      Result.Stored = true;
+    }
     return Result;
   }
   return std::nullopt;

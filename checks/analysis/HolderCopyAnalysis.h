@@ -31,6 +31,11 @@ struct HolderCopy {
   /// when it is not a `=` initialisation or a member initializer.
   const Expr *Init = nullptr;
   bool DirectInit = false; ///< Init is a member initializer.
+  /// Init is the handle stored in a container (`teachers.push_back(m)`).
+  bool Stored = false;
+  /// For a copy a helper returns (`auto t = make_target(m);`): the helper's
+  /// `return`.
+  const ReturnStmt *Returned = nullptr;
 };
 
 /// Finds a copy of the ModuleHolder whose parameters a sink updates.
@@ -41,19 +46,25 @@ struct HolderCopy {
 /// exponential moving average) computes with a model that changes with every
 /// update.
 ///
-/// Simplification: a copy is a local initialised from a named handle, or a
-/// member initialised from another (or both from a third handle) in a
-/// constructor. It is reported when the sink updates its module (by the
-/// ParameterSharingAnalysis identity of the updated list) and the other
-/// handle is used after the sink: later in the function, in a loop holding
-/// the sink, or, for a member, in another method of the class (Note [Used
-/// after the update]). Whether another check owns the finding (a worker
-/// racing through the copy) is for the check to decide.
+/// Simplification: a copy is a local initialised from a named handle or
+/// from a call of a function of the translation unit that returns the
+/// handle it is given (`auto target = make_target(online);`), a local
+/// container a named handle is stored in (`teachers.push_back(student)`,
+/// updated through `teachers[0]`), or a member initialised from another (or
+/// both from a third handle) in a constructor. A list is followed through a
+/// local it is kept in (`auto dst = target->parameters();`). It is reported
+/// when the sink updates its module (by the ParameterSharingAnalysis
+/// identity of the updated list) and the other handle is used after the
+/// sink: later in the function, in a loop holding the sink, or, for a
+/// member, in another method of the class (Note [Used after the update]).
+/// Whether another check owns the finding (a worker racing through the copy)
+/// is for the check to decide.
 ///
 /// Limitation: uses are ordered by source position, not along the CFG, so
 /// branches are not told apart; a copy reassigned anywhere in the function
-/// is taken to be a module of its own; copies through function calls or
-/// containers are not seen.
+/// is taken to be a module of its own; a helper's copy is seen only when
+/// every `return` gives back the parameter (or a local copy of it), and a
+/// container's only through its elements, not a range-for over it.
 class HolderCopyAnalysis {
 public:
   explicit HolderCopyAnalysis(ParameterSharingAnalysis &Sharing)

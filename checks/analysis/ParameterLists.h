@@ -68,7 +68,8 @@ private:
   ParameterSharingAnalysis &Sharing;
 };
 
-/// Helpers private to ParameterSharing.cpp and ParameterLists.cpp.
+/// Helpers private to the parameter analyses: ParameterSharing.cpp,
+/// ParameterLists.cpp and HolderCopyAnalysis.cpp.
 namespace detail {
 const CXXMethodDecl *methodOf(const CallExpr *Call);
 /// Whether Record is std::vector, std::deque or std::list.

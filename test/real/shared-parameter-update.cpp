@@ -85,6 +85,36 @@ struct Agent {
   torch::nn::Linear online, target;
 };
 
+// A copy a helper returns, and one stored in a container.
+torch::nn::Linear sameLinear(torch::nn::Linear layer) { return layer; }
+
+void PositiveHelperCopy(const torch::Tensor &x) {
+  torch::nn::Linear online(4, 4);
+  torch::nn::Linear slow = sameLinear(online);
+  torch::optim::SGD opt(online->parameters(), torch::optim::SGDOptions(0.1));
+  // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'SGD' updates the parameters of 'online', and 'slow' is a copy of its ModuleHolder, not of the module: 'slow' changes with every update
+  slow(x);
+}
+
+void PositiveStoredCopy(const torch::Tensor &x) {
+  torch::nn::Linear online(4, 4);
+  std::vector<torch::nn::Linear> snapshots;
+  snapshots.push_back(online);
+  // CHECK-FIXES: snapshots.push_back(torch::nn::Linear(std::dynamic_pointer_cast<torch::nn::LinearImpl>(online->clone())));
+  torch::optim::SGD opt(online->parameters(), torch::optim::SGDOptions(0.1));
+  // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'SGD' updates the parameters of 'online', and 'snapshots' holds a copy of its ModuleHolder, not of the module: its element changes with every update
+  snapshots.back()(x);
+}
+
+void NegativeStoredClone(const torch::Tensor &x) {
+  torch::nn::Linear online(4, 4);
+  std::vector<torch::nn::Linear> snapshots;
+  snapshots.push_back(torch::nn::Linear(
+      std::dynamic_pointer_cast<torch::nn::LinearImpl>(online->clone())));
+  torch::optim::SGD opt(online->parameters(), torch::optim::SGDOptions(0.1));
+  snapshots.back()(x);
+}
+
 void PositiveMemberAssignment(torch::nn::Linear &lin, torch::nn::Embedding &emb) {
   lin->weight = emb->weight;
   // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: assigning 'weight' does not re-register it
