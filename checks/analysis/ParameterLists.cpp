@@ -5,6 +5,7 @@
 #include "TensorModel.h"
 
 #include "clang/AST/StmtCXX.h"
+#include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"
 
@@ -18,6 +19,8 @@ using detail::isStdContainer;
 using detail::methodOf;
 using detail::prefix;
 using detail::rebase;
+
+static bool isStraightLineBody(const Stmt *S, bool AllowRangeLoops);
 
 // Note [Lists built step by step]
 // A local list is its initializer, then each mutation found in its function
@@ -47,9 +50,135 @@ ParameterListBuilder::localList(const VarDecl *Var) {
       List = std::move(*Initial);
     }
   }
-  for (const CallExpr *Call : Index.Calls.lookup(Var))
-    if (isContainerMutation(Call) && !applyListMutation(Call, List))
+  for (const CallExpr *Call : Index.Calls.lookup(Var)) {
+    if (!isContainerMutation(Call))
+      continue;
+    llvm::SmallVector<const VarDecl *, 2> Unrolled =
+        moduleLoopsAround(Call, Var, Index);
+    Sharing.UnrolledLoops.insert(Unrolled.begin(), Unrolled.end());
+    auto Restore = llvm::make_scope_exit([&] {
+      for (const VarDecl *Loop : Unrolled)
+        Sharing.UnrolledLoops.erase(Loop);
+    });
+    if (!applyListMutation(Call, List))
       return std::nullopt;
+  }
+  return List;
+}
+
+// Note [Lists built over a range of modules]
+// `for (auto *m : {a.get(), b.get()}) { auto ps = m->parameters();
+// all.insert(all.end(), ps.begin(), ps.end()); }` appends the parameters of
+// each module of the range in turn. When a mutation of a list runs once per
+// iteration of a range-for over module handles (the list is declared outside
+// the loop, and the loop's body has no branch or early exit, only nested
+// range-for loops that have none either), and the modules of the range are
+// known, the loop variable's parameters() stands for those of every module
+// of the range, in order: the list holds their concatenation. A range is
+// known when it is a brace list of handles, a std container constructed
+// from one, a local container of handles (Note [Containers of module
+// handles]), or a helper's container parameter bound to such a range at the
+// call (Note [Lists returned by functions]). A loop over a range we do not
+// know is not unrolled: its variable is a module of its own.
+llvm::SmallVector<const VarDecl *, 2>
+ParameterListBuilder::moduleLoopsAround(const CallExpr *Call,
+                                        const VarDecl *List,
+                                        const FunctionIndex &Index) {
+  const SourceManager &SM = Sharing.AST.getSourceManager();
+  auto Contains = [&](const Stmt *S, SourceLocation Loc) {
+    return !SM.isBeforeInTranslationUnit(Loc, S->getBeginLoc()) &&
+           !SM.isBeforeInTranslationUnit(S->getEndLoc(), Loc);
+  };
+  llvm::SmallVector<const VarDecl *, 2> Loops;
+  for (const Stmt *Loop = Index.Places.lookup(Call).Loop;
+       Loop && !Contains(Loop, List->getLocation());
+       Loop = Index.OuterLoops.lookup(Loop)) {
+    const auto *For = dyn_cast<CXXForRangeStmt>(Loop);
+    if (!For || !moduleImplOf(For->getLoopVariable()->getType()) ||
+        !isStraightLineBody(For->getBody(), /*AllowRangeLoops=*/true) ||
+        !moduleRange(For->getRangeInit()))
+      continue;
+    Loops.push_back(For->getLoopVariable());
+  }
+  return Loops;
+}
+
+std::optional<std::vector<std::pair<ModuleValue, RegistrationStep>>>
+ParameterListBuilder::moduleRange(const Expr *Range) {
+  if (!Range || Sharing.Depth > 24)
+    return std::nullopt;
+  ++Sharing.Depth;
+  auto Done = llvm::make_scope_exit([&] { --Sharing.Depth; });
+  Range = Range->IgnoreParenImpCasts()->IgnoreImplicit();
+  if (const auto *List = dyn_cast<CXXStdInitializerListExpr>(Range))
+    return moduleRange(List->getSubExpr());
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(Range)) {
+    // `std::vector<Module *>{a, b}` (its allocator a default argument), or
+    // a copy of another range.
+    if (!isStdContainer(Construct->getConstructor()->getParent()) ||
+        Construct->getNumArgs() == 0)
+      return std::nullopt;
+    const Expr *Arg = Construct->getArg(0)->IgnoreImplicit();
+    if (isa<CXXStdInitializerListExpr>(Arg) ||
+        (Construct->getNumArgs() == 1 &&
+         Construct->getConstructor()->isCopyOrMoveConstructor()))
+      return moduleRange(Arg);
+    return std::nullopt;
+  }
+  if (const auto *Init = dyn_cast<InitListExpr>(Range)) {
+    std::vector<std::pair<ModuleValue, RegistrationStep>> Elements;
+    for (const Expr *Element : Init->inits()) {
+      std::optional<ModuleValue> Value =
+          Sharing.moduleValue(Element->IgnoreParenCasts());
+      if (!Value)
+        return std::nullopt;
+      RegistrationStep Step{"", Element, Value->Identity, Value->FillSite};
+      Elements.emplace_back(std::move(*Value), Step);
+    }
+    return Elements;
+  }
+  const auto *Ref = dyn_cast<DeclRefExpr>(Range);
+  const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  if (!Var)
+    return std::nullopt;
+  if (const Expr *Bound = Sharing.BoundRanges.lookup(Var))
+    return moduleRange(Bound);
+  if (isa<ParmVarDecl>(Var) || !Var->getParentFunctionOrMethod())
+    return std::nullopt;
+  // A local initialised from a brace list and never changed, or one filled
+  // with handles.
+  const FunctionIndex &Index = Sharing.indexOf(Var);
+  bool Mutated = llvm::any_of(Index.Calls.lookup(Var), isContainerMutation);
+  if (Var->getInit() && !Mutated && !Index.Reassigned.count(Var) &&
+      !Index.RangeInits.count(Var))
+    if (auto Elements = moduleRange(Var->getInit()))
+      return Elements;
+  return Sharing.handleElements(Var);
+}
+
+/// For `m->parameters()` where `m` is the variable of a loop the list
+/// mutation being applied is unrolled over: the parameters of every module
+/// of the loop's range, each prefixed by the step that names the module.
+std::optional<std::vector<ParameterEntry>>
+ParameterListBuilder::unrolledParameters(const CXXMemberCallExpr *Call) {
+  const auto *Ref = dyn_cast<DeclRefExpr>(
+      skipModuleHandleCopies(Call->getImplicitObjectArgument()));
+  const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  if (!Var || !Sharing.UnrolledLoops.count(Var))
+    return std::nullopt;
+  const CXXForRangeStmt *Loop = Sharing.indexOf(Var).RangeLoops.lookup(Var);
+  auto Elements = Loop ? moduleRange(Loop->getRangeInit()) : std::nullopt;
+  if (!Elements)
+    return std::nullopt;
+  bool Recurse = boolArgument(Call, 0, true);
+  std::vector<ParameterEntry> List;
+  for (const auto &[Element, Step] : *Elements) {
+    std::vector<ParameterEntry> Own;
+    for (const ParameterEntry &Entry : Element.Parameters)
+      if (Recurse || Entry.Route.size() == 1)
+        Own.push_back(Entry);
+    prefix(List, Own, Step);
+  }
   return List;
 }
 
@@ -88,8 +217,6 @@ bool ParameterListBuilder::applyListMutation(
   return false;
 }
 
-/// Whether a loop body runs each of its statements once per iteration:
-/// no branch, no early exit, no nested loop.
 /// The modules a call passes for the module parameters of Definition, in
 /// order; none when one of them is not a known module.
 std::optional<ParameterListBuilder::ModuleArguments>
@@ -109,19 +236,25 @@ ParameterListBuilder::moduleArguments(const FunctionDecl *Definition,
   return Arguments;
 }
 
-static bool isStraightLineBody(const Stmt *S) {
+/// Whether a loop body runs each of its statements once per iteration:
+/// no branch, no early exit, no nested loop, or with AllowRangeLoops, only
+/// nested range-for loops whose bodies are straight-line too.
+static bool isStraightLineBody(const Stmt *S, bool AllowRangeLoops) {
   if (!S)
     return true;
+  if (const auto *For = dyn_cast<CXXForRangeStmt>(S))
+    return AllowRangeLoops && isStraightLineBody(For->getBody(), true);
   if (isa<IfStmt, SwitchStmt, ConditionalOperator, ContinueStmt, BreakStmt,
-          ReturnStmt, GotoStmt, ForStmt, CXXForRangeStmt, WhileStmt, DoStmt>(
-          S))
+          ReturnStmt, GotoStmt, ForStmt, WhileStmt, DoStmt>(S))
     return false;
   if (const auto *Binary = dyn_cast<BinaryOperator>(S);
       Binary && Binary->isLogicalOp())
     return false;
   if (isa<LambdaExpr>(S))
     return true;
-  return llvm::all_of(S->children(), isStraightLineBody);
+  return llvm::all_of(S->children(), [&](const Stmt *Child) {
+    return isStraightLineBody(Child, AllowRangeLoops);
+  });
 }
 
 bool ParameterListBuilder::appendTensor(const Expr *Tensor,
@@ -139,7 +272,7 @@ bool ParameterListBuilder::appendTensor(const Expr *Tensor,
   if (Var && Var->getParentFunctionOrMethod()) {
     const FunctionIndex &Index = Sharing.indexOf(Var);
     if (auto Loop = Index.RangeLoops.find(Var); Loop != Index.RangeLoops.end()) {
-      if (!isStraightLineBody(Loop->second->getBody()))
+      if (!isStraightLineBody(Loop->second->getBody(), false))
         return false;
       std::optional<std::vector<ParameterEntry>> Range =
           parameterList(Loop->second->getRangeInit());
@@ -218,6 +351,22 @@ ParameterListBuilder::returnedList(const CallExpr *Call) {
   Count(Body);
   if (!Return || Returns != 1 || !Return->getRetValue())
     return std::nullopt;
+  // Container parameters stand for the ranges the call passes.
+  llvm::SmallVector<const VarDecl *, 2> Ranges;
+  for (unsigned I = 0; I < Definition->getNumParams() && I < Call->getNumArgs();
+       ++I) {
+    const ParmVarDecl *Param = Definition->getParamDecl(I);
+    if (isStdContainer(Param->getType().getNonReferenceType()
+                           ->getAsCXXRecordDecl()) &&
+        !Sharing.BoundRanges.count(Param)) {
+      Sharing.BoundRanges[Param] = Call->getArg(I);
+      Ranges.push_back(Param);
+    }
+  }
+  auto Unbind = llvm::make_scope_exit([&] {
+    for (const VarDecl *Param : Ranges)
+      Sharing.BoundRanges.erase(Param);
+  });
   std::optional<std::vector<ParameterEntry>> List =
       parameterList(Return->getRetValue());
   if (!List)
@@ -256,6 +405,8 @@ ParameterListBuilder::parameterList(const Expr *E) {
     if ((Name != "parameters" && Name != "named_parameters") ||
         !isModuleClass(Method->getParent()))
       return std::nullopt;
+    if (auto Unrolled = unrolledParameters(Call))
+      return Unrolled;
     std::optional<ModuleValue> Module =
         Sharing.moduleValue(Call->getImplicitObjectArgument());
     if (!Module)

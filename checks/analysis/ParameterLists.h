@@ -64,6 +64,18 @@ private:
   std::optional<std::vector<ParameterEntry>> rangeList(const Expr *Begin,
                                                        const Expr *End);
   std::optional<std::vector<ParameterEntry>> returnedList(const CallExpr *Call);
+  /// The variables of the range-for loops over module handles, between Call
+  /// and the declaration of List, that Call runs once per iteration of and
+  /// whose ranges are known (Note [Lists built over a range of modules]).
+  llvm::SmallVector<const VarDecl *, 2>
+  moduleLoopsAround(const CallExpr *Call, const VarDecl *List,
+                    const FunctionIndex &Index);
+  /// The modules a range of module handles holds, each with the step that
+  /// names it; std::nullopt when one of them is not known.
+  std::optional<std::vector<std::pair<ModuleValue, RegistrationStep>>>
+  moduleRange(const Expr *Range);
+  std::optional<std::vector<ParameterEntry>>
+  unrolledParameters(const CXXMemberCallExpr *Call);
 
   ParameterSharingAnalysis &Sharing;
 };

@@ -198,11 +198,21 @@ const Expr *skipModuleHandleCopies(const Expr *E) {
     }
     if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
       const CXXConstructorDecl *Ctor = Construct->getConstructor();
-      // A handle made from a handle (`Linear(ptr)`) is the same module; a
-      // module class constructed from one (`HeadImpl(shared)`) is not.
+      // A handle made from a handle to its module (`Linear(ptr)`,
+      // `std::shared_ptr<Module>(head.ptr())`) is the same module; a module
+      // class constructed from one (`HeadImpl(shared)`), or a holder whose
+      // module's constructor takes another module (`Head(trunk)`), is not.
+      auto SameModule = [&] {
+        const CXXRecordDecl *From =
+            moduleImplOf(Construct->getArg(0)->getType());
+        const CXXRecordDecl *Made = moduleImplOf(Construct->getType());
+        return From && Made &&
+               (From->getCanonicalDecl() == Made->getCanonicalDecl() ||
+                (From->hasDefinition() && From->isDerivedFrom(Made)));
+      };
       if (Construct->getNumArgs() == 1 &&
           (Ctor->isCopyOrMoveConstructor() ||
-           (moduleImplOf(Construct->getArg(0)->getType()) &&
+           (SameModule() &&
             !isModuleClass(recordOf(Construct->getArg(0)->getType())) &&
             !isModuleClass(recordOf(Construct->getType()))))) {
         E = Construct->getArg(0);
@@ -305,8 +315,11 @@ void ParameterSharingAnalysis::collectIndex(const Stmt *S,
       Index.Reassigned.insert(Var);
   }
   CallPlace Inner = Place;
-  if (isa<ForStmt, CXXForRangeStmt, WhileStmt, DoStmt>(S))
+  if (isa<ForStmt, CXXForRangeStmt, WhileStmt, DoStmt>(S)) {
     Inner = CallPlace{S, false};
+    if (Place.Loop)
+      Index.OuterLoops[S] = Place.Loop;
+  }
   else if (isa<IfStmt, ConditionalOperator, SwitchStmt>(S) ||
            (isa<BinaryOperator>(S) && cast<BinaryOperator>(S)->isLogicalOp()))
     Inner.Conditional = true;

@@ -252,6 +252,8 @@ private:
     llvm::DenseMap<const VarDecl *, const Expr *> RangeInits;
     llvm::DenseMap<const VarDecl *, const CXXForRangeStmt *> RangeLoops;
     llvm::DenseMap<const CallExpr *, CallPlace> Places;
+    /// The loop each nested loop is in.
+    llvm::DenseMap<const Stmt *, const Stmt *> OuterLoops;
   };
   static void collectIndex(const Stmt *S, FunctionIndex &Index,
                            CallPlace Place);
@@ -270,6 +272,12 @@ private:
   llvm::DenseSet<const VarDecl *> Editing;
   /// Module parameters of a helper bound to the modules a call passes.
   llvm::DenseMap<const VarDecl *, std::shared_ptr<const ModuleValue>> Bound;
+  /// Container parameters of a helper bound to the range of module handles
+  /// a call passes (Note [Lists built over a range of modules]).
+  llvm::DenseMap<const VarDecl *, const Expr *> BoundRanges;
+  /// Variables of the loops over module handles that the list mutation
+  /// being applied runs once per iteration of.
+  llvm::DenseSet<const VarDecl *> UnrolledLoops;
   unsigned Depth = 0;
 };
 

@@ -115,6 +115,40 @@ void NegativeStoredClone(const torch::Tensor &x) {
   snapshots.back()(x);
 }
 
+// Parts of a model concatenated by a loop over their handles.
+struct TiedOutImpl : torch::nn::Module {
+  explicit TiedOutImpl(torch::Tensor w) {
+    weight = register_parameter("weight", w);
+  }
+  torch::Tensor weight;
+};
+TORCH_MODULE(TiedOut);
+
+void PositiveLoopOverParts() {
+  torch::nn::Embedding embed(10, 4);
+  TiedOut out(embed->weight);
+  std::vector<torch::Tensor> params;
+  for (torch::nn::Module *part :
+       std::vector<torch::nn::Module *>{embed.get(), out.get()}) {
+    auto more = part->parameters();
+    params.insert(params.end(), more.begin(), more.end());
+  }
+  torch::optim::SGD opt(params, torch::optim::SGDOptions(0.1));
+  // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'SGD' is built from a list that holds parameter 'weight' twice; each step() updates it twice
+}
+
+void NegativeLoopOverDistinctParts() {
+  torch::nn::Embedding embed(10, 4);
+  TiedOut out(torch::randn({10, 4}));
+  std::vector<torch::Tensor> params;
+  for (torch::nn::Module *part :
+       std::vector<torch::nn::Module *>{embed.get(), out.get()}) {
+    auto more = part->parameters();
+    params.insert(params.end(), more.begin(), more.end());
+  }
+  torch::optim::SGD opt(params, torch::optim::SGDOptions(0.1));
+}
+
 void PositiveMemberAssignment(torch::nn::Linear &lin, torch::nn::Embedding &emb) {
   lin->weight = emb->weight;
   // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: assigning 'weight' does not re-register it
