@@ -230,6 +230,9 @@ void SharedParameterUpdateCheck::checkSink(const Expr *Sink, const Expr *ListExp
     return;
   std::optional<ParameterTie> Tie = ParameterSharingAnalysis::firstTie(*List);
   if (!Tie) {
+    if (Kind == SinkKind::AddParamGroup &&
+        checkAddedGroup(cast<CXXMemberCallExpr>(Sink), *List, Function, AST))
+      return;
     if (!ModuleLoop)
       checkHolderCopy(Sink, ListExpr, Name, Function, AST);
     return;
@@ -282,6 +285,38 @@ void SharedParameterUpdateCheck::checkSink(const Expr *Sink, const Expr *ListExp
     }
   } // The warning is emitted before its notes.
   addTieNotes(*Tie);
+}
+
+bool SharedParameterUpdateCheck::checkAddedGroup(
+    const CXXMemberCallExpr *AddGroup, const std::vector<ParameterEntry> &Group,
+    const FunctionDecl *Function, ASTContext &AST) {
+  std::vector<ParameterEntry> Held =
+      heldParameters(AddGroup, Function, analysis(AST));
+  for (const ParameterEntry &Added : Group) {
+    if (!Added.tensor().known())
+      continue;
+    const auto Earlier = llvm::find_if(Held, [&](const ParameterEntry &E) {
+      return E.tensor() == Added.tensor();
+    });
+    if (Earlier == Held.end())
+      continue;
+    // The tie between the two entries says where the sharing comes from.
+    std::vector<ParameterEntry> Pair = {*Earlier, Added};
+    std::optional<ParameterTie> Tie = ParameterSharingAnalysis::firstTie(Pair);
+    if (!Tie)
+      continue;
+    diag(AddGroup->getExprLoc(),
+         "'add_param_group' adds parameter '%0', which the optimizer already "
+         "holds%1 in an earlier group; each step() updates it twice; leave "
+         "it out of the new group or remove it from the earlier one")
+        << nameOr(Tie->OtherParameter, "?")
+        << (Tie->Parameter == Tie->OtherParameter
+                ? std::string()
+                : " (as '" + Tie->Parameter + "')");
+    addTieNotes(*Tie);
+    return true;
+  }
+  return false;
 }
 
 void SharedParameterUpdateCheck::reportFill(const Expr *FillSite,

@@ -57,6 +57,11 @@ private:
   void reportHolderCopy(const Expr *Sink, llvm::StringRef Name,
                         const HolderCopy &Copy, std::optional<FixItHint> Fix,
                         ASTContext &AST);
+  /// Reports `opt.add_param_group(g)` when g holds a tensor the optimizer
+  /// already holds (Note [Parameter groups added over time]); whether it did.
+  bool checkAddedGroup(const CXXMemberCallExpr *AddGroup,
+                       const std::vector<ParameterEntry> &Group,
+                       const FunctionDecl *Function, ASTContext &AST);
   void reportFill(const Expr *FillSite, ASTContext &AST);
   void checkMemberAssignment(const CXXOperatorCallExpr *Assign,
                              const FunctionDecl *Function, ASTContext &AST);

@@ -8,6 +8,7 @@
 
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/StmtCXX.h"
+#include "clang/Basic/SourceManager.h"
 
 #include <functional>
 
@@ -239,6 +240,113 @@ std::optional<ListSink> listSinkOf(const ast_matchers::BoundNodes &Nodes) {
     return ListSink{Clip, Clip->getArg(0), SinkKind::ClipGradNorm,
                     "clip_grad_norm_"};
   return std::nullopt;
+}
+
+/// The local variable an optimizer expression names: `opt` in
+/// `opt.add_param_group(g)` and in `opt->add_param_group(g)`.
+static const VarDecl *optimizerVariable(const Expr *Object) {
+  if (!Object)
+    return nullptr;
+  Object = Object->IgnoreParenImpCasts();
+  if (const auto *Arrow = dyn_cast<CXXOperatorCallExpr>(Object);
+      Arrow && Arrow->getOperator() == OO_Arrow && Arrow->getNumArgs() == 1)
+    Object = Arrow->getArg(0)->IgnoreParenImpCasts();
+  const auto *Ref = dyn_cast<DeclRefExpr>(Object);
+  const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  return Var && Var->hasLocalStorage() && !isa<ParmVarDecl>(Var) ? Var
+                                                                  : nullptr;
+}
+
+/// The list an optimizer variable is constructed from, if it is.
+static const Expr *constructionList(const VarDecl *Optimizer) {
+  const Expr *Init =
+      Optimizer->getInit() ? Optimizer->getInit()->IgnoreImplicit() : nullptr;
+  if (const auto *New = dyn_cast_or_null<CXXNewExpr>(Init))
+    Init = New->getConstructExpr();
+  if (const auto *Construct = dyn_cast_or_null<CXXConstructExpr>(Init)) {
+    // A smart pointer constructed from `new SGD(...)`.
+    if (Construct->getNumArgs() == 1)
+      if (const auto *New = dyn_cast<CXXNewExpr>(
+              Construct->getArg(0)->IgnoreImplicit()))
+        Construct = New->getConstructExpr();
+    return Construct && Construct->getNumArgs() > 0 ? Construct->getArg(0)
+                                                    : nullptr;
+  }
+  if (const auto *Call = dyn_cast_or_null<CallExpr>(Init)) {
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    if (Callee && Callee->isInStdNamespace() && Callee->getIdentifier() &&
+        (Callee->getName() == "make_unique" ||
+         Callee->getName() == "make_shared") &&
+        Call->getNumArgs() > 0)
+      return Call->getArg(0);
+  }
+  return nullptr;
+}
+
+// Note [Parameter groups added over time]
+// An optimizer holds the union of its groups: the list it was built from,
+// then each group add_param_group appends. Its step() updates a tensor once
+// per group that holds it, and libtorch 1.13 accepts a group holding a
+// tensor another group holds (runtime/test/parameter_list_facts_test.cpp).
+// So `opt.add_param_group(g)` is reported when `g` holds a tensor the
+// optimizer already holds, even when `g` itself holds it once. Groups
+// edited by hand through param_groups() are not followed.
+std::vector<ParameterEntry> heldParameters(const CXXMemberCallExpr *AddGroup,
+                                           const FunctionDecl *Function,
+                                           ParameterSharingAnalysis &Sharing) {
+  const VarDecl *Optimizer =
+      optimizerVariable(AddGroup->getImplicitObjectArgument());
+  if (!Optimizer || !Function->getBody())
+    return {};
+  const SourceManager &SM = Sharing.ast().getSourceManager();
+  std::vector<const Expr *> Lists;
+  if (const Expr *Built = constructionList(Optimizer))
+    Lists.push_back(Built);
+  // `opt.param_groups()`.
+  auto IsGroupsOf = [&](const Expr *E) {
+    const auto *Groups =
+        E ? dyn_cast<CXXMemberCallExpr>(E->IgnoreParenImpCasts()) : nullptr;
+    const CXXMethodDecl *Method = Groups ? Groups->getMethodDecl() : nullptr;
+    return Method && Method->getIdentifier() &&
+           Method->getName() == "param_groups" && isLibtorchDecl(Method) &&
+           optimizerVariable(Groups->getImplicitObjectArgument()) == Optimizer;
+  };
+  bool Edited = false;
+  std::function<void(const Stmt *)> Visit = [&](const Stmt *S) {
+    if (!S || isa<LambdaExpr>(S))
+      return;
+    if (const auto *Call = dyn_cast<CXXMemberCallExpr>(S)) {
+      const CXXMethodDecl *Method = Call->getMethodDecl();
+      llvm::StringRef Name =
+          Method && Method->getIdentifier() ? Method->getName() : "";
+      if (Name == "add_param_group" && Call->getNumArgs() == 1 &&
+          Call != AddGroup &&
+          optimizerVariable(Call->getImplicitObjectArgument()) == Optimizer &&
+          SM.isBeforeInTranslationUnit(Call->getBeginLoc(),
+                                       AddGroup->getBeginLoc()))
+        Lists.push_back(Call->getArg(0));
+      // `opt.param_groups().clear()` and the like.
+      static constexpr llvm::StringLiteral Edits[] = {"clear", "erase",
+                                                      "pop_back", "resize"};
+      if (llvm::is_contained(Edits, Name) &&
+          IsGroupsOf(Call->getImplicitObjectArgument()))
+        Edited = true;
+    }
+    if (const auto *Assign = dyn_cast<CXXOperatorCallExpr>(S);
+        Assign && Assign->isAssignmentOp() && Assign->getNumArgs() == 2 &&
+        IsGroupsOf(Assign->getArg(0)))
+      Edited = true;
+    llvm::for_each(S->children(), Visit);
+  };
+  Visit(Function->getBody());
+  if (Edited)
+    return {};
+  std::vector<ParameterEntry> Held;
+  for (const Expr *List : Lists)
+    if (std::optional<std::vector<ParameterEntry>> Known =
+            Sharing.parameterList(List))
+      Held.insert(Held.end(), Known->begin(), Known->end());
+  return Held;
 }
 
 const FunctionDecl *moduleHelperDefinition(const CallExpr *Call) {

@@ -65,6 +65,28 @@ std::optional<std::vector<ParameterEntry>>
 listTiedThroughHelper(const ListSink &Sink, const CallExpr *Call,
                       ParameterSharingAnalysis &Sharing);
 
+/// The tensors an optimizer already holds when `opt.add_param_group(g)`
+/// runs: those of the list it was constructed from and of the groups added
+/// to it earlier in Function (Note [Parameter groups added over time]).
+///
+/// Problem: libtorch's add_param_group does not check that the new group is
+/// disjoint from the others (Python's does), so a parameter in two groups is
+/// stepped once per group: the gradual-unfreezing bug, where the whole model
+/// is in the optimizer and the backbone is added again with its own rate.
+///
+/// Simplification: the optimizer is a local variable (or a smart pointer
+/// to one) constructed in Function, directly or by make_unique/make_shared;
+/// earlier means before in source order; lists that cannot be followed are
+/// left out, since a tensor found in a known earlier list is held twice
+/// whatever the others hold.
+///
+/// Limitation: a call in a loop is not compared with itself on the next
+/// iteration; groups edited through param_groups() (`clear`, `erase`,
+/// `pop_back`, `resize`, assignment) make the answer empty.
+std::vector<ParameterEntry> heldParameters(const CXXMemberCallExpr *AddGroup,
+                                           const FunctionDecl *Function,
+                                           ParameterSharingAnalysis &Sharing);
+
 /// An in-place write of each element of a parameter list, in a loop.
 struct LoopUpdate {
   const CallExpr *Call = nullptr; ///< The write.

@@ -112,4 +112,43 @@ TEST(ParameterListFacts, FreshModulePushedInALoopIsDistinct) {
             layers[1]->weight.unsafeGetTensorImpl());
 }
 
+// A module whose constructor registers the trunk it is given.
+struct HeadImpl : torch::nn::Module {
+  explicit HeadImpl(torch::nn::Linear trunk)
+      : body(register_module("body", trunk)),
+        out(register_module("out", torch::nn::Linear(3, 1))) {}
+  torch::nn::Linear body, out;
+};
+TORCH_MODULE(Head);
+
+TEST(ParameterListFacts, LoopOverModulesConcatenatesTheirParameters) {
+  torch::nn::Linear trunk(3, 3);
+  Head policy(trunk), value(trunk);
+  std::vector<at::Tensor> all;
+  for (const std::shared_ptr<torch::nn::Module> &part :
+       {std::shared_ptr<torch::nn::Module>(policy.ptr()),
+        std::shared_ptr<torch::nn::Module>(value.ptr())}) {
+    auto more = part->parameters();
+    all.insert(all.end(), more.begin(), more.end());
+  }
+  EXPECT_EQ(occurrences(all, trunk->weight), 2u);
+  EXPECT_EQ(occurrences(all, policy->out->weight), 1u);
+}
+
+TEST(ParameterListFacts, AddParamGroupAcceptsAHeldParameter) {
+  torch::NoGradGuard no_grad;
+  EncoderHead model;
+  at::Tensor weight = model->encoder->weight;
+  at::Tensor before = weight.clone();
+  torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(1.0));
+  opt.add_param_group(
+      torch::optim::OptimizerParamGroup(model->encoder->parameters()));
+  ASSERT_EQ(opt.param_groups().size(), 2u);
+  for (auto &group : opt.param_groups())
+    for (auto &p : group.params())
+      p.mutable_grad() = torch::ones_like(p);
+  opt.step();
+  EXPECT_TRUE(torch::allclose(weight, before - 2));
+}
+
 } // namespace

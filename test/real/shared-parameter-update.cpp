@@ -196,6 +196,22 @@ struct EncoderHeadImpl : torch::nn::Module {
 };
 TORCH_MODULE(EncoderHead);
 
+// A group added later that the optimizer already holds.
+void PositiveAddedGroupAlreadyHeld(EncoderHead &model) {
+  torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.1));
+  opt.add_param_group(torch::optim::OptimizerParamGroup(
+      model->encoder->parameters(),
+      std::make_unique<torch::optim::SGDOptions>(0.01)));
+  // CHECK-MESSAGES: :[[@LINE-3]]:7: warning: 'add_param_group' adds parameter 'weight', which the optimizer already holds (as 'encoder.weight') in an earlier group
+}
+
+void NegativeAddedGroupDisjoint(EncoderHead &model) {
+  torch::optim::SGD opt(model->head->parameters(), torch::optim::SGDOptions(0.1));
+  opt.add_param_group(torch::optim::OptimizerParamGroup(
+      model->encoder->parameters(),
+      std::make_unique<torch::optim::SGDOptions>(0.01)));
+}
+
 void PositivePushBackTensor(torch::nn::Linear &lin) {
   std::vector<torch::Tensor> params = lin->parameters();
   params.push_back(lin->weight);

@@ -228,6 +228,8 @@ public:
   explicit Optimizer(std::vector<Tensor> parameters,
                      std::unique_ptr<OptimizerOptions> defaults);
   void add_param_group(const OptimizerParamGroup &param_group);
+  std::vector<OptimizerParamGroup> &param_groups() noexcept;
+  const std::vector<OptimizerParamGroup> &param_groups() const noexcept;
   virtual ~Optimizer() = default;
   using LossClosure = std::function<Tensor()>;
   virtual Tensor step(LossClosure closure = nullptr) = 0;
