@@ -223,6 +223,12 @@ void SharedParameterUpdateCheck::checkSink(const Expr *Sink, const Expr *ListExp
   if (Sink->getBeginLoc().isMacroID())
     return;
   bool ModuleLoop = Kind == SinkKind::ModuleLoop;
+  if (ModuleLoop)
+    if (std::optional<ParameterSharingAnalysis::RepeatedVisit> Visit =
+            analysis(AST).recursiveModuleLoop(ListExpr)) {
+      reportRecursiveModuleLoop(Sink, ListExpr, Name, *Visit);
+      return;
+    }
   std::optional<std::vector<ParameterEntry>> List =
       ModuleLoop ? analysis(AST).moduleLoopParameters(ListExpr)
                  : analysis(AST).parameterList(ListExpr);
@@ -285,6 +291,27 @@ void SharedParameterUpdateCheck::checkSink(const Expr *Sink, const Expr *ListExp
     }
   } // The warning is emitted before its notes.
   addTieNotes(*Tie);
+}
+
+void SharedParameterUpdateCheck::reportRecursiveModuleLoop(
+    const Expr *Sink, const Expr *ListExpr, llvm::StringRef Name,
+    const ParameterSharingAnalysis::RepeatedVisit &Visit) {
+  const auto *Call =
+      dyn_cast<CXXMemberCallExpr>(skipModuleHandleCopies(ListExpr));
+  auto Diag = diag(Sink->getExprLoc(),
+                   "'%0' updates parameter '%1' in place %2 times per pass "
+                   "over modules(): '%3' recurses into submodules, so each "
+                   "module that contains a parameter visits it again; pass "
+                   "'false' to visit each module's own parameters")
+              << Name << nameOr(Visit.Parameter, "?") << Visit.Visits
+              << Call->getMethodDecl()->getName();
+  if (Call->getRParenLoc().isMacroID())
+    return;
+  if (Call->getNumArgs() == 0 || isa<CXXDefaultArgExpr>(Call->getArg(0)))
+    Diag << FixItHint::CreateInsertion(Call->getRParenLoc(), "false");
+  else if (!Call->getArg(0)->getBeginLoc().isMacroID())
+    Diag << FixItHint::CreateReplacement(Call->getArg(0)->getSourceRange(),
+                                         "false");
 }
 
 bool SharedParameterUpdateCheck::checkAddedGroup(

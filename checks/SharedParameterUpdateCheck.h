@@ -57,6 +57,9 @@ private:
   void reportHolderCopy(const Expr *Sink, llvm::StringRef Name,
                         const HolderCopy &Copy, std::optional<FixItHint> Fix,
                         ASTContext &AST);
+  void reportRecursiveModuleLoop(
+      const Expr *Sink, const Expr *ListExpr, llvm::StringRef Name,
+      const ParameterSharingAnalysis::RepeatedVisit &Visit);
   /// Reports `opt.add_param_group(g)` when g holds a tensor the optimizer
   /// already holds (Note [Parameter groups added over time]); whether it did.
   bool checkAddedGroup(const CXXMemberCallExpr *AddGroup,

@@ -1044,6 +1044,69 @@ ParameterSharingAnalysis::moduleLoopParameters(const Expr *List) {
   return Result;
 }
 
+/// Whether Target is evaluated on every pass through Body: not under a
+/// branch, and Body holds no `continue`, `break` or `return`.
+static bool reachedOnEveryPass(const Stmt *Body, const Expr *Target) {
+  bool Found = false, Conditional = false, Exits = false;
+  std::function<void(const Stmt *, bool)> Visit = [&](const Stmt *S,
+                                                      bool Branch) {
+    if (!S || isa<LambdaExpr>(S))
+      return;
+    if (S == Target) {
+      Found = true;
+      Conditional = Branch;
+      return;
+    }
+    Exits |= isa<ContinueStmt, BreakStmt, ReturnStmt, GotoStmt>(S);
+    bool Inner = Branch || isa<IfStmt, SwitchStmt, ConditionalOperator>(S) ||
+                 (isa<BinaryOperator>(S) && cast<BinaryOperator>(S)->isLogicalOp());
+    for (const Stmt *Child : S->children())
+      Visit(Child, Inner);
+  };
+  Visit(Body, false);
+  return Found && !Conditional && !Exits;
+}
+
+// Note [Recursive parameters in a loop over modules]
+// modules() yields the root (unless modules(false)) and every submodule, and
+// a module's parameters() recurses into its submodules by default. So
+// `for (auto &m : root->modules()) for (auto &p : m->parameters())` visits a
+// parameter once for each module on its registration path that yields it: a
+// weight two registrations deep is visited three times. A hand-written update
+// in that loop updates it that many times; `m->parameters(false)` visits
+// each once. Reported only when the inner loop runs for every module (no
+// branch on the module, such as `if (m->as<Linear>())`, and no early exit):
+// a loop that picks out leaf modules visits each parameter once.
+std::optional<ParameterSharingAnalysis::RepeatedVisit>
+ParameterSharingAnalysis::recursiveModuleLoop(const Expr *List) {
+  const auto *Call = dyn_cast_or_null<CXXMemberCallExpr>(
+      List ? skipModuleHandleCopies(List) : nullptr);
+  const VarDecl *Var = isParametersCall(Call) ? loopVariableOf(Call) : nullptr;
+  if (!Var || !boolArgument(Call, 0, true))
+    return std::nullopt;
+  const FunctionIndex &Index = indexOf(Var);
+  const CXXForRangeStmt *Outer = Index.RangeLoops.lookup(Var);
+  const auto *Modules = Outer ? dyn_cast<CXXMemberCallExpr>(skipModuleHandleCopies(
+                                    Outer->getRangeInit()))
+                              : nullptr;
+  if (!Modules || !isLibtorchMethod(Modules->getMethodDecl(), "modules") ||
+      !reachedOnEveryPass(Outer->getBody(), List))
+    return std::nullopt;
+  std::optional<ModuleValue> Root =
+      moduleValue(Modules->getImplicitObjectArgument());
+  if (!Root)
+    return std::nullopt;
+  unsigned Self = boolArgument(Modules, 0, true) ? 1 : 0;
+  for (const ParameterEntry &Entry : Root->Parameters) {
+    // One visit per module on the path: the root, then each registration
+    // of a module before the tensor's own.
+    unsigned Visits = Self + static_cast<unsigned>(Entry.Route.size()) - 1;
+    if (Visits >= 2)
+      return RepeatedVisit{Entry.name(), Visits, Modules};
+  }
+  return std::nullopt;
+}
+
 std::optional<ParameterTie>
 ParameterSharingAnalysis::firstTie(const std::vector<ParameterEntry> &List) {
   for (size_t I = 0; I < List.size(); ++I) {

@@ -188,6 +188,18 @@ public:
   std::optional<std::vector<ParameterEntry>>
   moduleLoopParameters(const Expr *List);
 
+  /// A parameter a loop over modules() visits more than once because the
+  /// inner parameters() recurses.
+  struct RepeatedVisit {
+    std::string Parameter;                    ///< "0.weight".
+    unsigned Visits = 0;                      ///< Per pass of the loops.
+    const CXXMemberCallExpr *Modules = nullptr; ///< The modules() call.
+  };
+  /// For `m->parameters()` (recursing) where `m` is the variable of a loop
+  /// over `root->modules()` that reaches the list on every iteration: the
+  /// first parameter the two loops visit more than once (Note [Recursive
+  /// parameters in a loop over modules]).
+  std::optional<RepeatedVisit> recursiveModuleLoop(const Expr *List);
   /// A container of module handles filled with copies of one handle:
   /// `std::vector<Linear> v(n, Linear(...))` or `v.assign(n, ...)`.
   struct ContainerFill {

@@ -110,7 +110,8 @@ std::optional<LoopUpdate> findLoopUpdate(const Stmt *Loop,
             if (Ref && Ref->getDecl() == RangeFor->getLoopVariable()) {
               List = RangeFor->getRangeInit();
               Parameter = Ref->getDecl();
-              if (Sharing.moduleLoopParameters(List))
+              if (Sharing.moduleLoopParameters(List) ||
+                  Sharing.recursiveModuleLoop(List))
                 ModuleLoop = true;
             }
           } else if (const auto *Index =

@@ -151,4 +151,20 @@ TEST(ParameterListFacts, AddParamGroupAcceptsAHeldParameter) {
   EXPECT_TRUE(torch::allclose(weight, before - 2));
 }
 
+TEST(ParameterListFacts, RecursiveParametersInAModulesLoopRepeat) {
+  auto root = std::make_shared<torch::nn::Module>();
+  EncoderHead inner = root->register_module("inner", EncoderHead());
+  std::vector<at::Tensor> visited, own;
+  for (const auto &m : root->modules()) {
+    for (const auto &p : m->parameters())
+      visited.push_back(p);
+    for (const auto &p : m->parameters(false))
+      own.push_back(p);
+  }
+  // The root, 'inner' and 'inner.encoder' each visit the encoder's weight.
+  EXPECT_EQ(occurrences(visited, inner->encoder->weight), 3u);
+  EXPECT_EQ(occurrences(own, inner->encoder->weight), 1u);
+  EXPECT_EQ(own.size(), root->parameters().size());
+}
+
 } // namespace

@@ -212,6 +212,23 @@ void NegativeAddedGroupDisjoint(EncoderHead &model) {
       std::make_unique<torch::optim::SGDOptions>(0.01)));
 }
 
+// A recursive parameters() in a loop over modules().
+void PositiveRecursiveModulesLoop(EncoderHead &model) {
+  torch::NoGradGuard no_grad;
+  for (const auto &m : model->modules())
+    for (auto &p : m->parameters())
+      // CHECK-FIXES: for (auto &p : m->parameters(false))
+      p.sub_(p.grad(), 0.01);
+  // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'sub_' updates parameter 'encoder.weight' in place 2 times per pass over modules(): 'parameters' recurses into submodules
+}
+
+void NegativeOwnParametersModulesLoop(EncoderHead &model) {
+  torch::NoGradGuard no_grad;
+  for (const auto &m : model->modules())
+    for (auto &p : m->parameters(/*recurse=*/false))
+      p.sub_(p.grad(), 0.01);
+}
+
 void PositivePushBackTensor(torch::nn::Linear &lin) {
   std::vector<torch::Tensor> params = lin->parameters();
   params.push_back(lin->weight);

@@ -96,6 +96,8 @@ public:
   void train(bool on = true);
   void eval();
   void zero_grad(bool set_to_none = false);
+  template <typename ModuleType>
+  typename ModuleType::ContainedType *as() noexcept;
 };
 template <typename Derived> class Cloneable : public Module {
 public:
