@@ -201,6 +201,20 @@ void WorkerMissingCloneCheck::check(const MatchFinder::MatchResult &Result) {
     }
     reportRace(*this, R, Fixes);
   }
+  for (const MemberWorkerRace &R : Races.memberRaces()) {
+    const auto *Spawner = dyn_cast<NamedDecl>(R.Worker.Spawner);
+    diag(R.Write->Call->getExprLoc(),
+         "'%0' writes member '%1' in place while the worker that '%2' starts "
+         "may still read it: %select{the thread is detached|'%4' keeps the "
+         "thread, and it is not joined before this write}3")
+        << R.Write->Operator << R.Member->getName()
+        << Spawner->getNameAsString()
+        << (R.Worker.Keeper != nullptr)
+        << (R.Worker.Keeper ? R.Worker.Keeper->getName() : llvm::StringRef());
+    diag(R.Worker.Spawn->getBeginLoc(),
+         "the worker that reads '%0' is started here", DiagnosticIDs::Note)
+        << R.Member->getName();
+  }
   checkDatasetWrites(*Analysis, Function, *Result.Context);
 }
 

@@ -5,6 +5,7 @@
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ParentMap.h"
+#include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 
@@ -391,22 +392,171 @@ const Expr *WorkerEntryPoints::forwardedSpawn(const FunctionDecl *Function,
   return Find(Body);
 }
 
+/// Whether E spawns a worker whose callable reads Field.
+bool WorkerEntryPoints::spawnReads(const Expr *E, const FieldDecl *Field) const {
+  if (!isa<CallExpr, CXXConstructExpr>(E))
+    return false;
+  std::optional<WorkerSpawn> Spawn = matchEntryPoint(E);
+  if (!Spawn)
+    return false;
+  const Stmt *Worker = nullptr;
+  if (Spawn->Lambda)
+    Worker = Spawn->Lambda->getBody();
+  else if (Spawn->Bound && Spawn->Bound->getDefinition())
+    Worker = Spawn->Bound->getDefinition()->getBody();
+  return readsMember(Worker, Field);
+}
+
+/// The member of `this` that E names, if it names one.
+static const FieldDecl *thisMember(const Expr *E) {
+  const auto *Access =
+      E ? dyn_cast<MemberExpr>(E->IgnoreParenImpCasts()) : nullptr;
+  if (!Access || !isa<CXXThisExpr>(Access->getBase()->IgnoreParenImpCasts()))
+    return nullptr;
+  return dyn_cast<FieldDecl>(Access->getMemberDecl());
+}
+
+/// E without the temporaries a std::thread or future is moved through.
+static const Expr *spawnOf(const Expr *E) {
+  while (E) {
+    E = E->IgnoreImplicit();
+    if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(E))
+      E = Cast->getSubExpr();
+    else if (const auto *Construct = dyn_cast<CXXConstructExpr>(E);
+             Construct && Construct->getNumArgs() == 1 &&
+             Construct->getConstructor()->isMoveConstructor())
+      E = Construct->getArg(0);
+    else
+      return E;
+  }
+  return E;
+}
+
+bool WorkerEntryPoints::workerRuns(const Expr *Spawn,
+                                   const FunctionDecl *Method) const {
+  std::optional<WorkerSpawn> Worker = matchEntryPoint(Spawn);
+  if (!Worker)
+    return false;
+  const Stmt *Body = nullptr;
+  if (Worker->Lambda)
+    Body = Worker->Lambda->getBody();
+  else if (Worker->Bound && Worker->Bound->getDefinition())
+    Body = Worker->Bound->getDefinition()->getBody();
+  if (Worker->Bound &&
+      Worker->Bound->getCanonicalDecl() == Method->getCanonicalDecl())
+    return true;
+  std::function<bool(const Stmt *, unsigned)> Calls = [&](const Stmt *S,
+                                                          unsigned Depth) {
+    if (!S)
+      return false;
+    if (const auto *Call = dyn_cast<CXXMemberCallExpr>(S))
+      if (const CXXMethodDecl *Callee = Call->getMethodDecl();
+          Callee && isa<CXXThisExpr>(Call->getImplicitObjectArgument()
+                                         ->IgnoreParenImpCasts())) {
+        if (Callee->getCanonicalDecl() == Method->getCanonicalDecl())
+          return true;
+        if (const FunctionDecl *Next = Callee->getDefinition();
+            Next && Depth < 2 && Calls(Next->getBody(), Depth + 1))
+          return true;
+      }
+    return llvm::any_of(S->children(), [&](const Stmt *Child) {
+      return Calls(Child, Depth);
+    });
+  };
+  return Calls(Body, 0);
+}
+
+// Note [Workers that outlive their method]
+// `logger_ = std::thread([this] { ... obs_ ... });` in one method starts a
+// worker that keeps running after the method returns, until another method
+// joins `logger_`. Any method of the class may run meanwhile, so an in-place
+// write of `obs_` in another method, not under a lock and not after joining
+// `logger_`, races the worker's read. The worker outlives its method when
+// its std::thread or future is assigned to a member, pushed into a member
+// container or initialised as a member, and that method does not join it
+// itself; or when it is detached.
+std::optional<WorkerEntryPoints::LastingWorker>
+WorkerEntryPoints::lastingWorkerReading(const CXXRecordDecl *Class,
+                                        const FieldDecl *Field) const {
+  const FunctionDecl *Spawner = nullptr;
+  std::optional<LastingWorker> Found;
+  auto Record = [&](const Expr *Spawn, const FieldDecl *Keeper) {
+    if (!Found && spawnReads(spawnOf(Spawn), Field))
+      Found = LastingWorker{spawnOf(Spawn), Spawner, Keeper};
+  };
+  std::function<void(const Stmt *)> Find = [&](const Stmt *S) {
+    if (!S || Found)
+      return;
+    if (const auto *Assign = dyn_cast<CXXOperatorCallExpr>(S);
+        Assign && Assign->getOperator() == OO_Equal &&
+        Assign->getNumArgs() == 2)
+      if (const FieldDecl *Keeper = thisMember(Assign->getArg(0)))
+        Record(Assign->getArg(1), Keeper);
+    if (const auto *Call = dyn_cast<CXXMemberCallExpr>(S)) {
+      const CXXMethodDecl *Method = Call->getMethodDecl();
+      llvm::StringRef Name =
+          Method && Method->getIdentifier() ? Method->getName() : "";
+      if ((Name == "push_back" || Name == "emplace_back") &&
+          Call->getNumArgs() == 1)
+        if (const FieldDecl *Keeper =
+                thisMember(Call->getImplicitObjectArgument()))
+          Record(Call->getArg(0), Keeper);
+      if (Name == "detach")
+        Record(Call->getImplicitObjectArgument(), nullptr);
+    }
+    for (const Stmt *Child : S->children())
+      Find(Child);
+  };
+  // Whether Body joins the thread kept in Keeper after Spawn.
+  auto JoinsAfter = [](const Stmt *Body, const FieldDecl *Keeper,
+                       const Expr *Spawn, const SourceManager &SM) {
+    bool Joined = false;
+    std::function<void(const Stmt *)> Visit = [&](const Stmt *S) {
+      if (!S || Joined)
+        return;
+      if (const auto *Call = dyn_cast<CXXMemberCallExpr>(S)) {
+        const CXXMethodDecl *Method = Call->getMethodDecl();
+        if (Method && Method->getIdentifier() &&
+            llvm::is_contained(JoinMethods, Method->getName()) &&
+            thisMember(Call->getImplicitObjectArgument()) == Keeper &&
+            SM.isBeforeInTranslationUnit(Spawn->getBeginLoc(),
+                                         Call->getBeginLoc()))
+          Joined = true;
+      }
+      for (const Stmt *Child : S->children())
+        Visit(Child);
+    };
+    Visit(Body);
+    return Joined;
+  };
+  for (const CXXMethodDecl *Method : Class->methods()) {
+    const FunctionDecl *Definition = Method->getDefinition();
+    if (!Definition || isa<CXXDestructorDecl>(Definition))
+      continue;
+    Spawner = Definition;
+    Found.reset();
+    if (const auto *Constructor = dyn_cast<CXXConstructorDecl>(Definition))
+      for (const CXXCtorInitializer *Init : Constructor->inits())
+        if (Init->getMember() && !Found)
+          Record(Init->getInit(), Init->getMember());
+    Find(Definition->getBody());
+    if (Found &&
+        !(Found->Keeper &&
+          JoinsAfter(Definition->getBody(), Found->Keeper, Found->Spawn,
+                     Definition->getASTContext().getSourceManager())))
+      return Found;
+  }
+  return std::nullopt;
+}
+
 const Expr *WorkerEntryPoints::workerReading(const CXXRecordDecl *Class,
                                              const FieldDecl *Field) const {
   std::function<const Expr *(const Stmt *)> Find =
       [&](const Stmt *S) -> const Expr * {
     if (!S)
       return nullptr;
-    if (isa<CallExpr, CXXConstructExpr>(S))
-      if (std::optional<WorkerSpawn> Spawn = matchEntryPoint(cast<Expr>(S))) {
-        const Stmt *Worker = nullptr;
-        if (Spawn->Lambda)
-          Worker = Spawn->Lambda->getBody();
-        else if (Spawn->Bound && Spawn->Bound->getDefinition())
-          Worker = Spawn->Bound->getDefinition()->getBody();
-        if (readsMember(Worker, Field))
-          return cast<Expr>(S);
-      }
+    if (isa<CallExpr, CXXConstructExpr>(S) && spawnReads(cast<Expr>(S), Field))
+      return cast<Expr>(S);
     for (const Stmt *Child : S->children())
       if (const Expr *Found = Find(Child))
         return Found;

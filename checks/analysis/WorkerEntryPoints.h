@@ -13,12 +13,16 @@
 #include "clang/AST/Expr.h"
 #include "clang/AST/ExprCXX.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
 
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace clang::tidy::libtorch {
+
+/// The calls that wait for a worker: on its std::thread, future or task.
+inline constexpr llvm::StringLiteral JoinMethods[] = {"join", "get", "wait"};
 
 /// The default of the checks' `WorkerEntryPoints` option.
 extern const char DefaultWorkerEntryPoints[];
@@ -67,8 +71,27 @@ public:
   const Expr *workerReading(const CXXRecordDecl *Class,
                             const FieldDecl *Field) const;
 
+  /// A worker that reads a member and outlives the call that starts it.
+  struct LastingWorker {
+    const Expr *Spawn = nullptr;
+    const FunctionDecl *Spawner = nullptr; ///< The method that starts it.
+    /// The member that keeps its std::thread or future; null when detached.
+    const FieldDecl *Keeper = nullptr;
+  };
+  /// A worker started by one of Class's methods or constructors that reads
+  /// the member Field and still runs when that method returns: its thread
+  /// is kept in a member (not joined in the same method) or detached (Note
+  /// [Workers that outlive their method]).
+  std::optional<LastingWorker> lastingWorkerReading(const CXXRecordDecl *Class,
+                                                    const FieldDecl *Field) const;
+
+  /// Whether the worker Spawn starts runs Method: as its callable, or
+  /// through calls of methods of `this`, two calls deep.
+  bool workerRuns(const Expr *Spawn, const FunctionDecl *Method) const;
+
 private:
   std::optional<WorkerSpawn> matchEntryPoint(const Expr *E) const;
+  bool spawnReads(const Expr *E, const FieldDecl *Field) const;
   std::optional<WorkerSpawn> matchExecutor(const CallExpr *Call) const;
   const Expr *forwardedSpawn(const FunctionDecl *Function,
                              const ParmVarDecl *Param, unsigned Depth) const;

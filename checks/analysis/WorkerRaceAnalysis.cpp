@@ -14,9 +14,6 @@
 
 namespace clang::tidy::libtorch {
 
-/// Calls after which a worker has finished.
-static constexpr llvm::StringLiteral JoinMethods[] = {"join", "get", "wait"};
-
 namespace {
 
 bool within(const SourceManager &SM, SourceLocation L, SourceRange R) {
@@ -861,6 +858,8 @@ void WorkerRaceAnalysis::run(const FunctionDecl *Function) {
   for (const CXXMemberCallExpr *Store : Stores)
     if (std::optional<WorkerSpawn> Handoff = queueHandoff(Store, Function))
       Spawns.push_back(std::make_unique<WorkerSpawn>(std::move(*Handoff)));
+  if (const auto *Method = dyn_cast<CXXMethodDecl>(Function))
+    findMemberRaces(Method);
   if (Spawns.empty())
     return;
   buildPaths(Function);
@@ -870,6 +869,44 @@ void WorkerRaceAnalysis::run(const FunctionDecl *Function) {
       if (!findWorkerRace(*Spawn, Shared) &&
           Spawn->Kind != WorkerKind::Partitioned)
         findSpawnerRace(*Spawn, Shared);
+}
+
+// See Note [Workers that outlive their method]. A method that joins the
+// worker's thread before the write, constructors and destructors, and writes
+// under a lock guard are left alone.
+void WorkerRaceAnalysis::findMemberRaces(const CXXMethodDecl *Method) {
+  if (isa<CXXConstructorDecl, CXXDestructorDecl>(Method) || Method->isStatic())
+    return;
+  llvm::DenseSet<const FieldDecl *> Reported;
+  for (const WriteEvent &Write : Analysis.writes()) {
+    const auto *Member = dyn_cast_or_null<FieldDecl>(Write.Value.Root);
+    if (!Member || !Write.Value.OwnMember || Write.Owner != &Analysis ||
+        Reported.count(Member) || isLocked(Write.Call))
+      continue;
+    std::optional<WorkerEntryPoints::LastingWorker> Worker =
+        Workers.lastingWorkerReading(Method->getParent(), Member);
+    // The worker's own writes, and those of the method that starts it (the
+    // spawner's side of this function), are not the other side.
+    if (!Worker ||
+        Worker->Spawner->getCanonicalDecl() == Method->getCanonicalDecl() ||
+        Workers.workerRuns(Worker->Spawn, Method))
+      continue;
+    bool JoinedBefore = llvm::any_of(Joins, [&](const CallExpr *Join) {
+      const auto *Call = dyn_cast<CXXMemberCallExpr>(Join);
+      const auto *Access =
+          Call ? dyn_cast<MemberExpr>(
+                     Call->getImplicitObjectArgument()->IgnoreParenImpCasts())
+               : nullptr;
+      return Worker->Keeper && Access &&
+             Access->getMemberDecl() == Worker->Keeper &&
+             SM->isBeforeInTranslationUnit(Join->getBeginLoc(),
+                                           Write.Call->getBeginLoc());
+    });
+    if (JoinedBefore)
+      continue;
+    Reported.insert(Member);
+    MemberRaces.push_back({&Write, Member, *Worker});
+  }
 }
 
 const WorkerRace *

@@ -83,6 +83,15 @@ struct WorkerRace {
   const Stmt *Use = nullptr;
 };
 
+/// An in-place write, in a method, of a member that a worker started by
+/// another method of the class reads while it may still run (Note [Workers
+/// that outlive their method]).
+struct MemberWorkerRace {
+  const WriteEvent *Write = nullptr;
+  const FieldDecl *Member = nullptr;
+  WorkerEntryPoints::LastingWorker Worker;
+};
+
 /// Finds the races between a spawner and its workers in one function.
 ///
 /// Problem: a tensor passed to a thread shares its storage with the spawner's
@@ -125,6 +134,11 @@ public:
   /// At most one race per shared value of each spawn, in spawn order. They
   /// point into this analysis, which must outlive them.
   const std::vector<WorkerRace> &races() const { return Races; }
+  /// The writes of a method's members that race a worker another method of
+  /// the class started, one per member.
+  const std::vector<MemberWorkerRace> &memberRaces() const {
+    return MemberRaces;
+  }
 
   /// The race in which a worker updates a module through the ModuleHolder
   /// copy Copy (`auto local = global;`) at Sink, a statement of the worker's
@@ -166,6 +180,7 @@ private:
                                 const SharedValue &Shared,
                                 const LambdaExpr *Body) const;
   bool isLocked(const Stmt *S) const;
+  void findMemberRaces(const CXXMethodDecl *Method);
   bool joinedBetween(SourceLocation From, SourceLocation To) const;
   void buildPaths(const FunctionDecl *Function);
   std::optional<CFGPosition> positionOf(const Stmt *S) const;
@@ -184,6 +199,7 @@ private:
   const SourceManager *SM = nullptr;
   std::vector<std::unique_ptr<WorkerSpawn>> Spawns;
   std::vector<WorkerRace> Races;
+  std::vector<MemberWorkerRace> MemberRaces;
   AliasEnvironment Environment;
   std::vector<const CompoundStmt *> Compounds;
   /// Lock guards and the scope they hold the lock for.
