@@ -14,6 +14,7 @@
 namespace clang::tidy::libtorch {
 
 using detail::boolArgument;
+using detail::elementParameters;
 using detail::isContainerMutation;
 using detail::isStdContainer;
 using detail::methodOf;
@@ -170,16 +171,7 @@ ParameterListBuilder::unrolledParameters(const CXXMemberCallExpr *Call) {
   auto Elements = Loop ? moduleRange(Loop->getRangeInit()) : std::nullopt;
   if (!Elements)
     return std::nullopt;
-  bool Recurse = boolArgument(Call, 0, true);
-  std::vector<ParameterEntry> List;
-  for (const auto &[Element, Step] : *Elements) {
-    std::vector<ParameterEntry> Own;
-    for (const ParameterEntry &Entry : Element.Parameters)
-      if (Recurse || Entry.Route.size() == 1)
-        Own.push_back(Entry);
-    prefix(List, Own, Step);
-  }
-  return List;
+  return elementParameters(*Elements, boolArgument(Call, 0, true));
 }
 
 bool ParameterListBuilder::applyListMutation(

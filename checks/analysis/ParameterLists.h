@@ -95,6 +95,11 @@ bool boolArgument(const CallExpr *Call, unsigned Index, bool Default);
 void prefix(std::vector<ParameterEntry> &Out,
             const std::vector<ParameterEntry> &Entries,
             const RegistrationStep &Step);
+/// The parameters of each of Elements (only its own unless Recurse), each
+/// prefixed by the step that names the element.
+std::vector<ParameterEntry> elementParameters(
+    const std::vector<std::pair<ModuleValue, RegistrationStep>> &Elements,
+    bool Recurse);
 /// Key with its root replaced as Substitution says.
 ObjectKey rebase(const ObjectKey &Key,
                  const llvm::DenseMap<const void *, ObjectKey> &Substitution);

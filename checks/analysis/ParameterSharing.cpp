@@ -20,6 +20,7 @@ namespace clang::tidy::libtorch {
 namespace {
 
 using detail::boolArgument;
+using detail::elementParameters;
 using detail::isContainerMutation;
 using detail::isStdContainer;
 using detail::methodOf;
@@ -165,6 +166,20 @@ void prefix(std::vector<ParameterEntry> &Out,
     Copy.Route.append(Entry.Route.begin(), Entry.Route.end());
     Out.push_back(std::move(Copy));
   }
+}
+
+std::vector<ParameterEntry> elementParameters(
+    const std::vector<std::pair<ModuleValue, RegistrationStep>> &Elements,
+    bool Recurse) {
+  std::vector<ParameterEntry> Result;
+  for (const auto &[Element, Step] : Elements) {
+    std::vector<ParameterEntry> Own;
+    for (const ParameterEntry &Entry : Element.Parameters)
+      if (Recurse || Entry.Route.size() == 1)
+        Own.push_back(Entry);
+    prefix(Result, Own, Step);
+  }
+  return Result;
 }
 
 bool boolArgument(const CallExpr *Call, unsigned Index, bool Default) {
@@ -1009,15 +1024,7 @@ ParameterSharingAnalysis::moduleLoopParameters(const Expr *List) {
     auto Elements = handleElements(Container);
     if (!Elements)
       return std::nullopt;
-    std::vector<ParameterEntry> Result;
-    for (const auto &[Element, Step] : *Elements) {
-      std::vector<ParameterEntry> Own;
-      for (const ParameterEntry &Entry : Element.Parameters)
-        if (Recurse || Entry.Route.size() == 1)
-          Own.push_back(Entry);
-      prefix(Result, Own, Step);
-    }
-    return Result;
+    return elementParameters(*Elements, Recurse);
   }
   if (Recurse)
     return std::nullopt;
