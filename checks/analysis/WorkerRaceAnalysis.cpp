@@ -791,7 +791,8 @@ void WorkerRaceAnalysis::findSpawnerRace(const WorkerSpawn &Spawn,
 // `emplace`, `insert`, `enqueue`, ... of a tensor (a container or struct of
 // them) into
 // - a variable that a worker spawned in the same function names (captures
-//   it, or is handed it by std::ref), or
+//   it, or is handed it by std::ref), or a member of such a variable
+//   (`chan.items`), or
 // - a member of `this` that a worker spawned by a method or constructor of
 //   the class reads (see Note [Executors]).
 // The store is then a spawn of that worker, with the stored values as its
@@ -814,6 +815,12 @@ WorkerRaceAnalysis::queueHandoff(const CXXMemberCallExpr *Store,
     return std::nullopt;
   const Expr *Reader = nullptr;
   const ValueDecl *Queue = nullptr;
+  // A queue that is a member of a local object (`chan.items`) is reached
+  // through that object.
+  if (const auto *Access = dyn_cast<MemberExpr>(Object))
+    if (const auto *Base =
+            dyn_cast<DeclRefExpr>(Access->getBase()->IgnoreParenImpCasts()))
+      Object = Base;
   if (const auto *Ref = dyn_cast<DeclRefExpr>(Object)) {
     Queue = Ref->getDecl();
     for (const auto &Spawn : Spawns) {

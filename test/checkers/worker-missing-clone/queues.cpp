@@ -145,3 +145,48 @@ void NegativeTensorAdd(int n) {
   }
   reader.join();
 }
+
+// Positive: the queue is a member of a local channel, and the consumer is
+// started after the items are queued: it still reads them after every
+// refill.
+struct Channel {
+  std::mutex m;
+  std::deque<torch::Tensor> items;
+};
+
+void PositiveChannelMemberConsumedLater(const torch::Tensor &basis, int n) {
+  Channel chan;
+  auto features = torch::empty({1, 10});
+  for (int i = 0; i < n; ++i) {
+    at::mul_out(features, next_frame(), basis);
+    std::lock_guard<std::mutex> lock(chan.m);
+    chan.items.push_back(features);
+  }
+  std::thread decoder([&] {
+    std::lock_guard<std::mutex> lock(chan.m);
+    while (!chan.items.empty()) {
+      consume(chan.items.front());
+      chan.items.pop_front();
+    }
+  });
+  decoder.join();
+  // CHECK-NOTES: :[[@LINE-10]]:26: warning: argument 'features' shares its storage with worker entry point 'std::thread' and the spawner writes it in place before the worker is joined [libtorch-worker-missing-clone]
+  // CHECK-NOTES: :[[@LINE-9]]:15: note: this worker reads 'chan', which the spawner stores it in
+  // CHECK-NOTES: :[[@LINE-14]]:5: note: 'mul_out' writes 'features' in place here
+  // CHECK-FIXES: chan.items.push_back(features.clone());
+}
+
+// Negative: a fresh tensor per item into the channel.
+void NegativeChannelFreshPerItem(const torch::Tensor &basis, int n) {
+  Channel chan;
+  for (int i = 0; i < n; ++i) {
+    auto features = next_frame() * basis;
+    std::lock_guard<std::mutex> lock(chan.m);
+    chan.items.push_back(features);
+  }
+  std::thread decoder([&] {
+    std::lock_guard<std::mutex> lock(chan.m);
+    consume(chan.items.front());
+  });
+  decoder.join();
+}
