@@ -28,6 +28,21 @@ bool isDataset(const CXXRecordDecl *Record) {
   return Found;
 }
 
+/// The lambda E is, through temporaries and conversions.
+const LambdaExpr *lambdaOf(const Expr *E) {
+  for (unsigned Depth = 0; E && Depth < 8; ++Depth) {
+    E = E->IgnoreImplicit();
+    if (const auto *Lambda = dyn_cast<LambdaExpr>(E))
+      return Lambda;
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(E);
+        Construct && Construct->getNumArgs() >= 1)
+      E = Construct->getArg(0);
+    else
+      return nullptr;
+  }
+  return nullptr;
+}
+
 /// `get()` as the dataset class itself defines it.
 const CXXMethodDecl *ownGet(const CXXRecordDecl *Dataset) {
   for (const CXXMethodDecl *Method : Dataset->methods())
@@ -187,16 +202,73 @@ const CXXRecordDecl *DatasetViewFinder::datasetOf(const Expr *E,
   return nullptr;
 }
 
+// Note [Transforms of a dataset's examples]
+// `MyDataset().map(TensorLambda<>([](Tensor img) { return img.div_(255); }))`
+// runs the lambda on each example's `data` as get() returns it, in the
+// DataLoader's threads; `Lambda<Example<>>` runs it on the whole example. So
+// the lambda's parameter is the example (or its data), and an in-place write
+// of it is a write of what get() returned: a view of the dataset's storage
+// rewrites the dataset, and the next epoch transforms it again.
+void DatasetViewFinder::findTransforms(const Stmt *S) {
+  if (!S)
+    return;
+  if (const auto *Map = dyn_cast<CXXMemberCallExpr>(S);
+      Map && Map->getMethodDecl() && Map->getMethodDecl()->getIdentifier() &&
+      Map->getMethodDecl()->getName() == "map" && Map->getNumArgs() == 1) {
+    // The object is converted to the BatchDataset base that declares map().
+    const CXXRecordDecl *Dataset = Map->getImplicitObjectArgument()
+                                       ->IgnoreImplicit()
+                                       ->getType()
+                                       ->getAsCXXRecordDecl();
+    const Expr *Arg = Map->getArg(0)->IgnoreImplicit();
+    if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(Arg))
+      Arg = Cast->getSubExpr()->IgnoreImplicit();
+    const auto *Construct = dyn_cast<CXXConstructExpr>(Arg);
+    const CXXRecordDecl *Kind =
+        Construct ? Construct->getConstructor()->getParent() : nullptr;
+    bool OfData = isNamed(Kind, "torch::data::transforms::TensorLambda");
+    if (isDataset(Dataset) && ownGet(Dataset) &&
+        (OfData || isNamed(Kind, "torch::data::transforms::Lambda")) &&
+        Construct->getNumArgs() >= 1)
+      if (const LambdaExpr *Lambda =
+              lambdaOf(Construct->getArg(0)->IgnoreImplicit());
+          Lambda && Lambda->getCallOperator()->getNumParams() == 1)
+        Transforms[Lambda->getCallOperator()->getParamDecl(0)] = {Dataset,
+                                                                  OfData};
+  }
+  for (const Stmt *Child : S->children())
+    findTransforms(Child);
+}
+
 std::vector<DatasetWrite>
 DatasetViewFinder::find(const FunctionAliasAnalysis &Analysis,
                         const Stmt *Body) {
   RangeInits = rangeForInits(Body);
+  Transforms.clear();
+  findTransforms(Body);
   std::vector<DatasetWrite> Result;
   for (const WriteEvent &Write : Analysis.writes()) {
     if (Write.Value.Rel == Relation::MayAlias)
       continue;
     unsigned Position = 0;
     const Expr *Example = exampleOf(Write.Target, Position);
+    // A write in a transform of the dataset's examples: of the data a
+    // TensorLambda is given, or of a member of the example a Lambda is.
+    const auto *ExampleRef =
+        Example ? dyn_cast<DeclRefExpr>(Example->IgnoreParenImpCasts())
+                : nullptr;
+    const auto *Param = dyn_cast_or_null<ParmVarDecl>(
+        ExampleRef ? ExampleRef->getDecl() : Write.Value.Root);
+    if (auto It = Param ? Transforms.find(Param) : Transforms.end();
+        It != Transforms.end()) {
+      if (It->second.OfData != !ExampleRef)
+        continue;
+      unsigned Member = It->second.OfData ? 0 : Position;
+      if (std::optional<DatasetView> View =
+              viewReturnedBy(It->second.Dataset, Member))
+        Result.push_back({&Write, Param, *View});
+      continue;
+    }
     const VarDecl *Named = nullptr;
     const CXXRecordDecl *Dataset =
         Example ? datasetOf(Example, Named) : nullptr;

@@ -19,6 +19,8 @@
 //   make fresh batches; a transform that returns its input is missed.
 // - A may-alias step (`to()`, `reshape()`, `contiguous()`) on either side is
 //   taken to copy, since it usually converts (`images_[i].to(kFloat)`).
+// - A transform is followed when it is a lambda given to TensorLambda or
+//   Lambda in a `map()` of the dataset itself (not of a mapped dataset).
 // - Only the function that iterates the loader or calls get() is looked at:
 //   an example passed to another function and written there is missed, and
 //   so is an example returned by get() through a local Example variable.
@@ -77,7 +79,16 @@ private:
 
   const OperatorTable &Table;
   Analyzer Analyze;
+  void findTransforms(const Stmt *S);
+
   llvm::DenseMap<const VarDecl *, const Expr *> RangeInits;
+  /// The parameter of a lambda transform mapped onto a dataset, and the
+  /// dataset: Note [Transforms of a dataset's examples].
+  struct Transform {
+    const CXXRecordDecl *Dataset = nullptr;
+    bool OfData = false; ///< A TensorLambda: the parameter is `data`.
+  };
+  llvm::DenseMap<const ParmVarDecl *, Transform> Transforms;
 };
 
 } // namespace clang::tidy::libtorch

@@ -1065,8 +1065,9 @@ static bool reachedOnEveryPass(const Stmt *Body, const Expr *Target) {
       return;
     }
     Exits |= isa<ContinueStmt, BreakStmt, ReturnStmt, GotoStmt>(S);
+    const auto *Binary = dyn_cast<BinaryOperator>(S);
     bool Inner = Branch || isa<IfStmt, SwitchStmt, ConditionalOperator>(S) ||
-                 (isa<BinaryOperator>(S) && cast<BinaryOperator>(S)->isLogicalOp());
+                 (Binary && Binary->isLogicalOp());
     for (const Stmt *Child : S->children())
       Visit(Child, Inner);
   };
@@ -1093,9 +1094,10 @@ ParameterSharingAnalysis::recursiveModuleLoop(const Expr *List) {
     return std::nullopt;
   const FunctionIndex &Index = indexOf(Var);
   const CXXForRangeStmt *Outer = Index.RangeLoops.lookup(Var);
-  const auto *Modules = Outer ? dyn_cast<CXXMemberCallExpr>(skipModuleHandleCopies(
-                                    Outer->getRangeInit()))
-                              : nullptr;
+  const auto *Modules =
+      Outer ? dyn_cast<CXXMemberCallExpr>(
+                  skipModuleHandleCopies(Outer->getRangeInit()))
+            : nullptr;
   if (!Modules || !isLibtorchMethod(Modules->getMethodDecl(), "modules") ||
       !reachedOnEveryPass(Outer->getBody(), List))
     return std::nullopt;

@@ -393,7 +393,8 @@ const Expr *WorkerEntryPoints::forwardedSpawn(const FunctionDecl *Function,
 }
 
 /// Whether E spawns a worker whose callable reads Field.
-bool WorkerEntryPoints::spawnReads(const Expr *E, const FieldDecl *Field) const {
+bool WorkerEntryPoints::spawnReads(const Expr *E,
+                                   const FieldDecl *Field) const {
   if (!isa<CallExpr, CXXConstructExpr>(E))
     return false;
   std::optional<WorkerSpawn> Spawn = matchEntryPoint(E);

@@ -82,8 +82,9 @@ public:
   /// the member Field and still runs when that method returns: its thread
   /// is kept in a member (not joined in the same method) or detached (Note
   /// [Workers that outlive their method]).
-  std::optional<LastingWorker> lastingWorkerReading(const CXXRecordDecl *Class,
-                                                    const FieldDecl *Field) const;
+  std::optional<LastingWorker>
+  lastingWorkerReading(const CXXRecordDecl *Class,
+                       const FieldDecl *Field) const;
 
   /// Whether the worker Spawn starts runs Method: as its callable, or
   /// through calls of methods of `this`, two calls deep.

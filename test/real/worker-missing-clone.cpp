@@ -76,6 +76,23 @@ void NegativeDatasetStacked() {
 
 // A ModuleHolder copied into a worker.
 
+void PositiveDatasetTransformWrites() {
+  auto dataset = ViewDataset()
+                     .map(torch::data::transforms::TensorLambda<>(
+                         [](torch::Tensor img) { return img.div_(255); }))
+                     .map(torch::data::transforms::Stack<>());
+  // CHECK-MESSAGES: :[[@LINE-2]]:61: warning: 'div_' writes example 'img' in place, but dataset 'ViewDataset' returns views of its own storage from 'get()'
+  auto loader = torch::data::make_data_loader(std::move(dataset), 4);
+}
+
+void NegativeDatasetTransformComputes() {
+  auto dataset = ViewDataset()
+                     .map(torch::data::transforms::TensorLambda<>(
+                         [](torch::Tensor img) { return img / 255; }))
+                     .map(torch::data::transforms::Stack<>());
+  auto loader = torch::data::make_data_loader(std::move(dataset), 4);
+}
+
 void PositiveModuleCopyInWorker(const torch::Tensor &x) {
   torch::nn::Linear global(4, 4);
   std::thread t([&] {

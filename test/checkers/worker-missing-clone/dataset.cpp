@@ -49,6 +49,34 @@ void PositiveViewOfExample(ViewDataset &ds) {
   // CHECK-MESSAGES: :[[@LINE-1]]:27: warning: 'zero_' writes example 'ex' in place, but dataset 'ViewDataset' returns views of its own storage from 'get()'
 }
 
+// Positive: a transform mapped onto the dataset writes what get() returned.
+
+void PositiveTensorLambdaTransform() {
+  auto dataset = ViewDataset()
+                     .map(torch::data::transforms::TensorLambda<>(
+                         [](torch::Tensor img) { return img.mul_(2); }))
+                     .map(torch::data::transforms::Stack<>());
+  // CHECK-MESSAGES: :[[@LINE-2]]:61: warning: 'mul_' writes example 'img' in place, but dataset 'ViewDataset' returns views of its own storage from 'get()': every epoch sees the data already written [libtorch-worker-missing-clone]
+  auto loader = torch::data::make_data_loader(std::move(dataset), 4);
+}
+
+void PositiveExampleLambdaTransform() {
+  auto dataset = ViewDataset().map(
+      torch::data::transforms::Lambda<torch::data::Example<>>(
+          [](torch::data::Example<> ex) {
+            ex.target.add_(1);
+            return ex;
+          }));
+  // CHECK-MESSAGES: :[[@LINE-3]]:23: warning: 'add_' writes example 'ex' in place, but dataset 'ViewDataset' returns views of its own storage from 'get()'
+}
+
+// Negative: the transform computes a new tensor, or maps a stacked batch.
+
+void NegativeOutOfPlaceTransform() {
+  auto dataset = ViewDataset().map(torch::data::transforms::TensorLambda<>(
+      [](torch::Tensor img) { return img * 2; }));
+}
+
 // Negative: Stack<> makes a fresh batch.
 
 void NegativeStacked() {

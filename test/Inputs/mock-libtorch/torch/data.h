@@ -86,6 +86,39 @@ template <typename T = Example<>> struct Stack;
 template <> struct Stack<Example<>> : public Collation<Example<>> {
   Example<> apply_batch(std::vector<Example<>> examples) override;
 };
+// torch/data/transforms/base.h, lambda.h and tensor.h: transforms applied
+// to each example (Lambda) or to its data (TensorLambda).
+template <typename Input, typename Output>
+class Transform
+    : public BatchTransform<std::vector<Input>, std::vector<Output>> {
+public:
+  using InputType = Input;
+  using OutputType = Output;
+  virtual OutputType apply(InputType input) = 0;
+  std::vector<Output> apply_batch(std::vector<Input> input_batch) override;
+};
+template <typename Input, typename Output = Input>
+class Lambda : public Transform<Input, Output> {
+public:
+  using FunctionType = std::function<Output(Input)>;
+  explicit Lambda(FunctionType function);
+  Output apply(Input input) override;
+};
+template <typename Target = Tensor>
+class TensorTransform
+    : public Transform<Example<Tensor, Target>, Example<Tensor, Target>> {
+public:
+  using E = Example<Tensor, Target>;
+  virtual Tensor operator()(Tensor input) = 0;
+  E apply(E input) override;
+};
+template <typename Target = Tensor>
+class TensorLambda : public TensorTransform<Target> {
+public:
+  using FunctionType = std::function<Tensor(Tensor)>;
+  explicit TensorLambda(FunctionType function);
+  Tensor operator()(Tensor input) override;
+};
 } // namespace transforms
 namespace samplers {
 template <typename BatchRequest = std::vector<size_t>> class Sampler {
