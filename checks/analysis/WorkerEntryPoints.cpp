@@ -53,7 +53,8 @@ const CXXRecordDecl *emplacedElement(const CXXMemberCallExpr *Call) {
 
 /// The member of `this` that E names (`tasks_`, `this->tasks_`).
 const FieldDecl *memberOfThis(const Expr *E) {
-  const auto *Access = dyn_cast<MemberExpr>(E->IgnoreParenImpCasts());
+  const auto *Access =
+      E ? dyn_cast<MemberExpr>(E->IgnoreParenImpCasts()) : nullptr;
   if (!Access || !isa<CXXThisExpr>(Access->getBase()->IgnoreParenImpCasts()))
     return nullptr;
   return dyn_cast<FieldDecl>(Access->getMemberDecl());
@@ -392,29 +393,22 @@ const Expr *WorkerEntryPoints::forwardedSpawn(const FunctionDecl *Function,
   return Find(Body);
 }
 
+/// The body of the callable a spawn runs, when it is here.
+static const Stmt *workerBody(const WorkerSpawn &Spawn) {
+  if (Spawn.Lambda)
+    return Spawn.Lambda->getBody();
+  if (Spawn.Bound && Spawn.Bound->getDefinition())
+    return Spawn.Bound->getDefinition()->getBody();
+  return nullptr;
+}
+
 /// Whether E spawns a worker whose callable reads Field.
 bool WorkerEntryPoints::spawnReads(const Expr *E,
                                    const FieldDecl *Field) const {
   if (!isa<CallExpr, CXXConstructExpr>(E))
     return false;
   std::optional<WorkerSpawn> Spawn = matchEntryPoint(E);
-  if (!Spawn)
-    return false;
-  const Stmt *Worker = nullptr;
-  if (Spawn->Lambda)
-    Worker = Spawn->Lambda->getBody();
-  else if (Spawn->Bound && Spawn->Bound->getDefinition())
-    Worker = Spawn->Bound->getDefinition()->getBody();
-  return readsMember(Worker, Field);
-}
-
-/// The member of `this` that E names, if it names one.
-static const FieldDecl *thisMember(const Expr *E) {
-  const auto *Access =
-      E ? dyn_cast<MemberExpr>(E->IgnoreParenImpCasts()) : nullptr;
-  if (!Access || !isa<CXXThisExpr>(Access->getBase()->IgnoreParenImpCasts()))
-    return nullptr;
-  return dyn_cast<FieldDecl>(Access->getMemberDecl());
+  return Spawn && readsMember(workerBody(*Spawn), Field);
 }
 
 /// E without the temporaries a std::thread or future is moved through.
@@ -438,11 +432,7 @@ bool WorkerEntryPoints::workerRuns(const Expr *Spawn,
   std::optional<WorkerSpawn> Worker = matchEntryPoint(Spawn);
   if (!Worker)
     return false;
-  const Stmt *Body = nullptr;
-  if (Worker->Lambda)
-    Body = Worker->Lambda->getBody();
-  else if (Worker->Bound && Worker->Bound->getDefinition())
-    Body = Worker->Bound->getDefinition()->getBody();
+  const Stmt *Body = workerBody(*Worker);
   if (Worker->Bound &&
       Worker->Bound->getCanonicalDecl() == Method->getCanonicalDecl())
     return true;
@@ -491,7 +481,7 @@ WorkerEntryPoints::lastingWorkerReading(const CXXRecordDecl *Class,
     if (const auto *Assign = dyn_cast<CXXOperatorCallExpr>(S);
         Assign && Assign->getOperator() == OO_Equal &&
         Assign->getNumArgs() == 2)
-      if (const FieldDecl *Keeper = thisMember(Assign->getArg(0)))
+      if (const FieldDecl *Keeper = memberOfThis(Assign->getArg(0)))
         Record(Assign->getArg(1), Keeper);
     if (const auto *Call = dyn_cast<CXXMemberCallExpr>(S)) {
       const CXXMethodDecl *Method = Call->getMethodDecl();
@@ -500,7 +490,7 @@ WorkerEntryPoints::lastingWorkerReading(const CXXRecordDecl *Class,
       if ((Name == "push_back" || Name == "emplace_back") &&
           Call->getNumArgs() == 1)
         if (const FieldDecl *Keeper =
-                thisMember(Call->getImplicitObjectArgument()))
+                memberOfThis(Call->getImplicitObjectArgument()))
           Record(Call->getArg(0), Keeper);
       if (Name == "detach")
         Record(Call->getImplicitObjectArgument(), nullptr);
@@ -519,7 +509,7 @@ WorkerEntryPoints::lastingWorkerReading(const CXXRecordDecl *Class,
         const CXXMethodDecl *Method = Call->getMethodDecl();
         if (Method && Method->getIdentifier() &&
             llvm::is_contained(JoinMethods, Method->getName()) &&
-            thisMember(Call->getImplicitObjectArgument()) == Keeper &&
+            memberOfThis(Call->getImplicitObjectArgument()) == Keeper &&
             SM.isBeforeInTranslationUnit(Spawn->getBeginLoc(),
                                          Call->getBeginLoc()))
           Joined = true;

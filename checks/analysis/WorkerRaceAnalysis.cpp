@@ -885,13 +885,20 @@ void WorkerRaceAnalysis::findMemberRaces(const CXXMethodDecl *Method) {
   if (isa<CXXConstructorDecl, CXXDestructorDecl>(Method) || Method->isStatic())
     return;
   llvm::DenseSet<const FieldDecl *> Reported;
+  // The worker of each member written, looked up once per member.
+  llvm::DenseMap<const FieldDecl *,
+                 std::optional<WorkerEntryPoints::LastingWorker>>
+      WorkerOf;
   for (const WriteEvent &Write : Analysis.writes()) {
     const auto *Member = dyn_cast_or_null<FieldDecl>(Write.Value.Root);
     if (!Member || !Write.Value.OwnMember || Write.Owner != &Analysis ||
         Reported.count(Member) || isLocked(Write.Call))
       continue;
-    std::optional<WorkerEntryPoints::LastingWorker> Worker =
-        Workers.lastingWorkerReading(Method->getParent(), Member);
+    auto [Known, Inserted] = WorkerOf.try_emplace(Member);
+    if (Inserted)
+      Known->second = Workers.lastingWorkerReading(Method->getParent(), Member);
+    const std::optional<WorkerEntryPoints::LastingWorker> &Worker =
+        Known->second;
     // The worker's own writes, and those of the method that starts it (the
     // spawner's side of this function), are not the other side.
     if (!Worker ||
