@@ -54,9 +54,12 @@ ParameterListBuilder::localList(const VarDecl *Var) {
   for (const CallExpr *Call : Index.Calls.lookup(Var)) {
     if (!isContainerMutation(Call))
       continue;
-    llvm::SmallVector<const VarDecl *, 2> Unrolled =
-        moduleLoopsAround(Call, Var, Index);
-    Sharing.UnrolledLoops.insert(Unrolled.begin(), Unrolled.end());
+    // Unroll the loops around the mutation; those already unrolled by an
+    // enclosing evaluation stay as they are.
+    llvm::SmallVector<const VarDecl *, 2> Unrolled;
+    for (auto &[Loop, Elements] : moduleLoopsAround(Call, Var, Index))
+      if (Sharing.UnrolledLoops.try_emplace(Loop, std::move(Elements)).second)
+        Unrolled.push_back(Loop);
     auto Restore = llvm::make_scope_exit([&] {
       for (const VarDecl *Loop : Unrolled)
         Sharing.UnrolledLoops.erase(Loop);
@@ -81,7 +84,7 @@ ParameterListBuilder::localList(const VarDecl *Var) {
 // handles]), or a helper's container parameter bound to such a range at the
 // call (Note [Lists returned by functions]). A loop over a range we do not
 // know is not unrolled: its variable is a module of its own.
-llvm::SmallVector<const VarDecl *, 2>
+llvm::SmallVector<std::pair<const VarDecl *, ModuleElements>, 2>
 ParameterListBuilder::moduleLoopsAround(const CallExpr *Call,
                                         const VarDecl *List,
                                         const FunctionIndex &Index) {
@@ -90,21 +93,22 @@ ParameterListBuilder::moduleLoopsAround(const CallExpr *Call,
     return !SM.isBeforeInTranslationUnit(Loc, S->getBeginLoc()) &&
            !SM.isBeforeInTranslationUnit(S->getEndLoc(), Loc);
   };
-  llvm::SmallVector<const VarDecl *, 2> Loops;
+  llvm::SmallVector<std::pair<const VarDecl *, ModuleElements>, 2> Loops;
   for (const Stmt *Loop = Index.Places.lookup(Call).Loop;
        Loop && !Contains(Loop, List->getLocation());
        Loop = Index.OuterLoops.lookup(Loop)) {
     const auto *For = dyn_cast<CXXForRangeStmt>(Loop);
     if (!For || !moduleImplOf(For->getLoopVariable()->getType()) ||
-        !isStraightLineBody(For->getBody(), /*AllowRangeLoops=*/true) ||
-        !moduleRange(For->getRangeInit()))
+        !isStraightLineBody(For->getBody(), /*AllowRangeLoops=*/true))
       continue;
-    Loops.push_back(For->getLoopVariable());
+    if (std::optional<ModuleElements> Elements =
+            moduleRange(For->getRangeInit()))
+      Loops.emplace_back(For->getLoopVariable(), std::move(*Elements));
   }
   return Loops;
 }
 
-std::optional<std::vector<std::pair<ModuleValue, RegistrationStep>>>
+std::optional<ModuleElements>
 ParameterListBuilder::moduleRange(const Expr *Range) {
   if (!Range || Sharing.Depth > 24)
     return std::nullopt;
@@ -127,7 +131,7 @@ ParameterListBuilder::moduleRange(const Expr *Range) {
     return std::nullopt;
   }
   if (const auto *Init = dyn_cast<InitListExpr>(Range)) {
-    std::vector<std::pair<ModuleValue, RegistrationStep>> Elements;
+    ModuleElements Elements;
     for (const Expr *Element : Init->inits()) {
       std::optional<ModuleValue> Value =
           Sharing.moduleValue(Element->IgnoreParenCasts());
@@ -165,13 +169,11 @@ ParameterListBuilder::unrolledParameters(const CXXMemberCallExpr *Call) {
   const auto *Ref = dyn_cast<DeclRefExpr>(
       skipModuleHandleCopies(Call->getImplicitObjectArgument()));
   const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
-  if (!Var || !Sharing.UnrolledLoops.count(Var))
+  auto Unrolled = Var ? Sharing.UnrolledLoops.find(Var)
+                      : Sharing.UnrolledLoops.end();
+  if (Unrolled == Sharing.UnrolledLoops.end())
     return std::nullopt;
-  const CXXForRangeStmt *Loop = Sharing.indexOf(Var).RangeLoops.lookup(Var);
-  auto Elements = Loop ? moduleRange(Loop->getRangeInit()) : std::nullopt;
-  if (!Elements)
-    return std::nullopt;
-  return elementParameters(*Elements, boolArgument(Call, 0, true));
+  return elementParameters(Unrolled->second, boolArgument(Call, 0, true));
 }
 
 bool ParameterListBuilder::applyListMutation(

@@ -64,16 +64,16 @@ private:
   std::optional<std::vector<ParameterEntry>> rangeList(const Expr *Begin,
                                                        const Expr *End);
   std::optional<std::vector<ParameterEntry>> returnedList(const CallExpr *Call);
-  /// The variables of the range-for loops over module handles, between Call
-  /// and the declaration of List, that Call runs once per iteration of and
-  /// whose ranges are known (Note [Lists built over a range of modules]).
-  llvm::SmallVector<const VarDecl *, 2>
+  /// The range-for loops over module handles, between Call and the
+  /// declaration of List, that Call runs once per iteration of and whose
+  /// ranges are known, with those ranges (Note [Lists built over a range of
+  /// modules]).
+  llvm::SmallVector<std::pair<const VarDecl *, ModuleElements>, 2>
   moduleLoopsAround(const CallExpr *Call, const VarDecl *List,
                     const FunctionIndex &Index);
   /// The modules a range of module handles holds, each with the step that
   /// names it; std::nullopt when one of them is not known.
-  std::optional<std::vector<std::pair<ModuleValue, RegistrationStep>>>
-  moduleRange(const Expr *Range);
+  std::optional<ModuleElements> moduleRange(const Expr *Range);
   std::optional<std::vector<ParameterEntry>>
   unrolledParameters(const CXXMemberCallExpr *Call);
 
@@ -97,9 +97,8 @@ void prefix(std::vector<ParameterEntry> &Out,
             const RegistrationStep &Step);
 /// The parameters of each of Elements (only its own unless Recurse), each
 /// prefixed by the step that names the element.
-std::vector<ParameterEntry> elementParameters(
-    const std::vector<std::pair<ModuleValue, RegistrationStep>> &Elements,
-    bool Recurse);
+std::vector<ParameterEntry> elementParameters(const ModuleElements &Elements,
+                                              bool Recurse);
 /// Key with its root replaced as Substitution says.
 ObjectKey rebase(const ObjectKey &Key,
                  const llvm::DenseMap<const void *, ObjectKey> &Substitution);

@@ -168,9 +168,8 @@ void prefix(std::vector<ParameterEntry> &Out,
   }
 }
 
-std::vector<ParameterEntry> elementParameters(
-    const std::vector<std::pair<ModuleValue, RegistrationStep>> &Elements,
-    bool Recurse) {
+std::vector<ParameterEntry> elementParameters(const ModuleElements &Elements,
+                                              bool Recurse) {
   std::vector<ParameterEntry> Result;
   for (const auto &[Element, Step] : Elements) {
     std::vector<ParameterEntry> Own;
@@ -960,9 +959,9 @@ bool ParameterSharingAnalysis::sameEachIteration(const Expr *Arg,
 // the loop and not reassigned, or a member) adds it once per iteration; a
 // handle constructed in the loop body is a new module each time. Two steps
 // stand for n.
-std::optional<std::vector<std::pair<ModuleValue, RegistrationStep>>>
+std::optional<ModuleElements>
 ParameterSharingAnalysis::handleElements(const VarDecl *Container) {
-  std::vector<std::pair<ModuleValue, RegistrationStep>> Elements;
+  ModuleElements Elements;
   if (std::optional<ContainerFill> Fill = containerFill(Container)) {
     std::optional<ModuleValue> Value = moduleValue(Fill->Value);
     if (!Value)

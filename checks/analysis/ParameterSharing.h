@@ -155,6 +155,10 @@ struct ModuleValue {
   std::map<const FieldDecl *, std::string> RegisteredFields;
 };
 
+/// The modules of a range of module handles, each with the step that names
+/// it (the element, or the call that put it in a container).
+using ModuleElements = std::vector<std::pair<ModuleValue, RegistrationStep>>;
+
 class ParameterSharingAnalysis {
 public:
   ParameterSharingAnalysis(ASTContext &AST, const OperatorTable &Table)
@@ -243,8 +247,7 @@ private:
   std::optional<ModuleValue> elementOf(const Expr *Container);
   /// The modules a local container of handles holds, each with the step
   /// that put it in (two for a fill or a loop that repeats one handle).
-  std::optional<std::vector<std::pair<ModuleValue, RegistrationStep>>>
-  handleElements(const VarDecl *Container);
+  std::optional<ModuleElements> handleElements(const VarDecl *Container);
   /// Whether Arg, added in Loop, is the same handle on every iteration.
   bool sameEachIteration(const Expr *Arg, const Stmt *Loop);
   const VarDecl *loopContainerOf(const Expr *List);
@@ -288,8 +291,9 @@ private:
   /// a call passes (Note [Lists built over a range of modules]).
   llvm::DenseMap<const VarDecl *, const Expr *> BoundRanges;
   /// Variables of the loops over module handles that the list mutation
-  /// being applied runs once per iteration of.
-  llvm::DenseSet<const VarDecl *> UnrolledLoops;
+  /// being applied runs once per iteration of, and the modules of their
+  /// ranges.
+  llvm::DenseMap<const VarDecl *, ModuleElements> UnrolledLoops;
   unsigned Depth = 0;
 };
 
