@@ -2,6 +2,7 @@
 
 #include "PchCache.h"
 #include "Findings.h"
+#include "PreambleTokens.h"
 #include "Compat.h"
 
 #include "clang/Basic/LangOptions.h"
@@ -36,7 +37,9 @@ namespace torchalias::driver {
 // sees the declarations and macros it would have seen, in the same order:
 //   - The PCH's header includes the unit's first library headers, in the
 //     unit's order, so reading the PCH first does what the unit's own first
-//     includes would do. When the parse then reaches those includes, each
+//     includes would do; or it includes the preamble's roots, where reading
+//     them first has been shown to change nothing the parser sees (Note [A
+//     shared PCH]). When the parse then reaches those includes, each
 //     names a header already included, which clang skips if it has an include
 //     guard or `#pragma once`; so every header the PCH's header includes must
 //     have one (the build records which have), or be a standard library
@@ -97,10 +100,40 @@ namespace torchalias::driver {
 // (its last header if it has none), each header once. The units of a
 // project that differ only in the standard headers they include after
 // libtorch so share one PCH; those headers, most of which libtorch includes
-// already, are parsed after it as usual. Units share a PCH only with the same
-// preamble in the same order: include order can matter (Python.h's feature
-// macros must come before any system header), so a unit that includes
-// <vector> before <torch/torch.h> has a PCH of its own.
+// already, are parsed after it as usual. Units whose preambles differ
+// otherwise may still share one: Note [A shared PCH].
+
+// Note [A shared PCH]
+// Units of one project often lead with the same libraries through different
+// lines: standard headers first or not, in another order, `<ATen/ATen.h>`
+// before `<torch/torch.h>`, which includes it anyway. Such a unit uses the PCH
+// of a shorter preamble, its roots: its headers that are not standard C++
+// headers and that no other header of its preamble includes, in order, with
+// its #define and #undef lines in their places, and each run of libtorch
+// headers sorted (so `<torch/torch.h>` then `<torch/script.h>` is the same as
+// the reverse). The unit reads that PCH, then its own preamble, whose
+// includes are then mostly skipped as already included.
+// That changes the order in which headers come, and include order can matter
+// (Python.h's feature macros must come before any system header), so it is
+// done only where it changes nothing that the parser sees. The preamble is
+// preprocessed twice with the unit's flags (PreambleTokens.cpp): in its own
+// order, and as roots then preamble. The roots are used if, in both orders,
+// each file gives the parser the same tokens (per entry: its own, its macros'
+// expansions, and its unknown pragmas) and the same macros are defined at the
+// end, with the same definitions. One exception: the C library declares a
+// type such as pid_t in the first of its headers to reach it (`#ifndef
+// __pid_t_defined`), so in system headers whose tokens differ, it is enough
+// that together they hold the same statements (tokens up to a `;`, `{` or
+// `}`). What can still differ is the order in which two headers that do not
+// include each other come, which the C++ standard allows for its own
+// headers ([using.headers]) and which a header that uses only what it
+// includes does not notice. If the roots are not transparent, the unit has
+// the PCH of its own preamble (Note [When a PCH is used]), and so it has if
+// the roots' PCH does not fit it.
+// The decision costs two preprocessor runs per preamble and set of flags, a
+// fraction of a second; it is kept in the cache (`shared-<key>.plan`), with
+// the size and time of every file the two runs read, and taken again when one
+// of them changes.
 
 namespace {
 
@@ -503,6 +536,151 @@ private:
 /// with these flags only means that the unit is parsed plainly.
 class QuietConsumer : public clang::DiagnosticConsumer {};
 
+std::string textOf(const Preamble &Lead) {
+  std::string Text;
+  for (const Preamble::Line &Line : Lead.Lines)
+    Text += Line.Text + "\n";
+  return Text;
+}
+
+/// The shorter preamble of Note [A shared PCH], if it is transparent for
+/// \p Lead, preprocessing the header \p Probe (a path of the cache); and in
+/// \p Files, every file that decided it.
+std::optional<Preamble> reorderedPreamble(const std::vector<std::string> &Flags,
+                                          const Preamble &Lead, const std::string &Probe,
+                                          llvm::StringRef WorkingDir,
+                                          std::vector<std::string> &Files) {
+  std::optional<PreambleTokens> Unit =
+      preprocessPreamble(Flags, Probe, textOf(Lead), WorkingDir);
+  if (!Unit)
+    return std::nullopt;
+  Files = Unit->Files;
+  const std::vector<std::string> &Named = Unit->Includes[Probe];
+  std::vector<const Preamble::Line *> Includes;
+  for (const Preamble::Line &Line : Lead.Lines)
+    if (isInclude(Line))
+      Includes.push_back(&Line);
+  if (Named.size() != Includes.size())
+    return std::nullopt;
+  // What each header includes, directly or not.
+  auto Closure = [&](const std::string &From) {
+    std::set<std::string> Seen;
+    std::vector<std::string> Work{From};
+    while (!Work.empty()) {
+      std::string File = std::move(Work.back());
+      Work.pop_back();
+      for (const std::string &Next : Unit->Includes[File])
+        if (Seen.insert(Next).second)
+          Work.push_back(Next);
+    }
+    return Seen;
+  };
+  std::vector<std::set<std::string>> Reached;
+  for (const std::string &Header : Named)
+    Reached.push_back(Closure(Header));
+  // Its roots: the headers that are not standard and that no other header
+  // of the preamble includes, in order, with its #define and #undef lines in
+  // their places, and each run of libtorch headers sorted.
+  Preamble Roots;
+  for (size_t I = 0, Include = 0; I < Lead.Lines.size(); ++I) {
+    const Preamble::Line &Line = Lead.Lines[I];
+    if (!isInclude(Line)) {
+      Roots.Lines.push_back(Line);
+      continue;
+    }
+    bool Included = isReincludable(Line);
+    for (size_t J = 0; J < Named.size(); ++J)
+      Included |= J != Include && Named[J] != Named[Include] &&
+                  !isReincludable(*Includes[J]) && Reached[J].count(Named[Include]);
+    if (!Included)
+      Roots.Lines.push_back(Line);
+    ++Include;
+  }
+  auto IsLibtorch = [](const Preamble::Line &Line) { return isLibtorchHeader(Line.Text); };
+  for (auto Run = Roots.Lines.begin(); Run != Roots.Lines.end();) {
+    auto End = std::find_if_not(Run, Roots.Lines.end(), IsLibtorch);
+    std::sort(Run, End, [](const Preamble::Line &A, const Preamble::Line &B) {
+      return A.Text < B.Text;
+    });
+    Run = End == Run ? End + 1 : End;
+  }
+  if (llvm::none_of(Roots.Lines, isInclude) || textOf(Roots) == textOf(Lead))
+    return std::nullopt;
+  // The order of a unit that reads the shared PCH first.
+  std::optional<PreambleTokens> Reordered =
+      preprocessPreamble(Flags, Probe, textOf(Roots) + textOf(Lead), WorkingDir);
+  if (!Reordered)
+    return std::nullopt;
+  for (std::string &File : Reordered->Files)
+    if (!llvm::is_contained(Files, File))
+      Files.push_back(std::move(File));
+  if (!Reordered->sameAs(*Unit))
+    return std::nullopt;
+  return Roots;
+}
+
+/// A decision of sharedPreamble() kept in the cache: the shorter preamble,
+/// or none, if every file that decided it is unchanged.
+std::optional<std::optional<Preamble>> readPlan(const std::string &Path) {
+  auto Buffer = llvm::MemoryBuffer::getFile(Path);
+  if (!Buffer)
+    return std::nullopt;
+  std::optional<Preamble> Shorter;
+  llvm::SmallVector<llvm::StringRef> Lines;
+  (*Buffer)->getBuffer().split(Lines, '\n', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef Line : Lines) {
+    if (Line == "none")
+      continue;
+    if (Line.consume_front("include ") || Line.consume_front("macro ")) {
+      auto [Name, Text] = Line.split('\t');
+      bool Include = compat::startsWith(Text, "#include");
+      if (!Shorter)
+        Shorter.emplace();
+      Shorter->Lines.push_back(
+          {Text.str(), Include ? Name.str() : "", Include ? "" : Name.str()});
+      continue;
+    }
+    if (!Line.consume_front("file "))
+      return std::nullopt;
+    auto [SizeText, Rest] = Line.split(' ');
+    auto [TimeText, File] = Rest.split(' ');
+    FileStamp Recorded;
+    std::optional<FileStamp> Now = stamp(File);
+    if (SizeText.getAsInteger(10, Recorded.Size) ||
+        TimeText.getAsInteger(10, Recorded.Modified) || !Now || Now->Size != Recorded.Size ||
+        Now->Modified != Recorded.Modified)
+      return std::nullopt;
+  }
+  return Shorter;
+}
+
+void writePlan(const std::string &Path, const std::optional<Preamble> &Shorter,
+               const std::vector<std::string> &Files) {
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  if (!Shorter)
+    OS << "none\n";
+  else
+    for (const Preamble::Line &Line : Shorter->Lines)
+      OS << (isInclude(Line) ? "include " + Line.Header : "macro " + Line.Macro) << '\t'
+         << Line.Text << '\n';
+  for (const std::string &File : Files)
+    if (std::optional<FileStamp> Now = stamp(File))
+      OS << "file " << Now->Size << ' ' << Now->Modified << ' ' << File << '\n';
+  // Written under a unique name, then renamed, as a PCH is.
+  llvm::SmallString<256> Temporary;
+  llvm::sys::fs::createUniquePath(Path + ".tmp-%%%%%%%%", Temporary, false);
+  {
+    std::error_code EC;
+    llvm::raw_fd_ostream Out(Temporary, EC);
+    if (EC)
+      return;
+    Out << OS.str();
+  }
+  if (llvm::sys::fs::rename(Temporary, Path))
+    llvm::sys::fs::remove(Temporary);
+}
+
 } // namespace
 
 llvm::StringRef pchMissName(PchMiss Miss) {
@@ -578,12 +756,21 @@ PchChoice PchCache::pchFor(const std::vector<std::string> &Args, llvm::StringRef
   Preamble Lead = preambleOf(absoluteIn(WorkingDir, File), Split.Paths);
   if (Lead.Lines.empty())
     return {std::nullopt, PchMiss::NoPreamble};
+  if (std::optional<Preamble> Shorter = sharedPreamble(Flags, Lead, WorkingDir))
+    if (PchChoice Choice = pchOf(Flags, Split.Paths, Split.Rest, *Shorter, WorkingDir);
+        Choice.Path)
+      return Choice;
+  return pchOf(Flags, Split.Paths, Split.Rest, Lead, WorkingDir);
+}
 
+PchChoice PchCache::pchOf(const std::vector<std::string> &Flags, const SearchPaths &Paths,
+                          const std::vector<std::string> &OtherFlags, const Preamble &Lead,
+                          llvm::StringRef WorkingDir) {
   // The cache key: clang's version, the flags other than include
   // directories, and the preamble; one variant per set of include
   // directories that needed its own PCH.
   std::string KeyText = clang::getClangFullVersion();
-  for (const std::string &Flag : Split.Rest)
+  for (const std::string &Flag : OtherFlags)
     KeyText += '\0' + Flag;
   KeyText += '\0';
   KeyText += "preamble";
@@ -591,7 +778,7 @@ PchChoice PchCache::pchFor(const std::vector<std::string> &Args, llvm::StringRef
     KeyText += '\0' + Line.Text;
   std::string Prefix = hash64(KeyText);
   std::string DirsText;
-  for (const std::string &Dir : flagDirs(Split.Paths))
+  for (const std::string &Dir : flagDirs(Paths))
     DirsText += Dir + '\0';
   std::string Own = Prefix + "-" + hash64(DirsText);
 
@@ -612,15 +799,41 @@ PchChoice PchCache::pchFor(const std::vector<std::string> &Args, llvm::StringRef
   };
   for (const std::string &Key : Keys)
     if (std::optional<Built> Pch = variant(Key, nullptr, WorkingDir);
-        Pch && fits(*Pch, Lead, Split.Paths) == PchMiss::None)
+        Pch && fits(*Pch, Lead, Paths) == PchMiss::None)
       return Use(Key, *Pch);
   BuildInput Input{Flags, Lead};
   std::optional<Built> Pch = variant(Own, &Input, WorkingDir);
   if (!Pch)
     return {std::nullopt, PchMiss::BuildFailed};
-  if (PchMiss Miss = fits(*Pch, Lead, Split.Paths); Miss != PchMiss::None)
+  if (PchMiss Miss = fits(*Pch, Lead, Paths); Miss != PchMiss::None)
     return {std::nullopt, Miss};
   return Use(Own, *Pch);
+}
+
+std::optional<Preamble> PchCache::sharedPreamble(const std::vector<std::string> &Flags,
+                                                 const Preamble &Lead,
+                                                 llvm::StringRef WorkingDir) {
+  // One header is its own root, or standard and none.
+  if (llvm::count_if(Lead.Lines, isInclude) < 2)
+    return std::nullopt;
+  std::string KeyText = clang::getClangFullVersion();
+  for (const std::string &Flag : Flags)
+    KeyText += '\0' + Flag;
+  KeyText += '\0';
+  KeyText += WorkingDir;
+  for (const Preamble::Line &Line : Lead.Lines)
+    KeyText += '\0' + Line.Text;
+  std::string Key = "shared-" + hash64(KeyText);
+  return once(Shared, Key, [&] {
+    std::string Plan = Directory + "/" + Key + ".plan";
+    if (std::optional<std::optional<Preamble>> Known = readPlan(Plan))
+      return *Known;
+    std::vector<std::string> Files;
+    std::optional<Preamble> Shorter = reorderedPreamble(
+        Flags, Lead, realPath(Directory) + "/" + Key + ".h", WorkingDir, Files);
+    writePlan(Plan, Shorter, Files);
+    return Shorter;
+  });
 }
 
 unsigned PchCache::built() const {
@@ -636,19 +849,7 @@ unsigned PchCache::reused() const {
 std::optional<PchCache::Built> PchCache::variant(const std::string &Key,
                                                  const BuildInput *Input,
                                                  llvm::StringRef WorkingDir) {
-  std::shared_future<std::optional<Built>> Result;
-  std::promise<std::optional<Built>> Promise;
-  bool Mine = false;
-  {
-    std::lock_guard<std::mutex> Lock(Mutex);
-    auto It = ByKey.find(Key);
-    if (It == ByKey.end()) {
-      It = ByKey.emplace(Key, Promise.get_future().share()).first;
-      Mine = true;
-    }
-    Result = It->second;
-  }
-  if (Mine) {
+  return once(ByKey, Key, [&] {
     std::optional<Built> Cached =
         readManifest(Directory + "/" + Key + ".pch", Directory + "/" + Key + ".deps");
     if (!Cached && Input) {
@@ -658,9 +859,8 @@ std::optional<PchCache::Built> PchCache::variant(const std::string &Key,
         BuiltKeys.insert(Key);
       }
     }
-    Promise.set_value(std::move(Cached));
-  }
-  return Result.get();
+    return Cached;
+  });
 }
 
 PchMiss PchCache::fits(const Built &Pch, const Preamble &Lead, const SearchPaths &Paths) {

@@ -107,6 +107,37 @@ private:
                                llvm::StringRef WorkingDir);
   std::optional<Built> build(const std::string &Key, const BuildInput &Input,
                              llvm::StringRef WorkingDir);
+  /// A PCH of \p Lead for a unit with \p Flags, or why not.
+  PchChoice pchOf(const std::vector<std::string> &Flags, const SearchPaths &Paths,
+                  const std::vector<std::string> &OtherFlags, const Preamble &Lead,
+                  llvm::StringRef WorkingDir);
+  /// The shorter preamble whose PCH the unit may use instead of its own, if
+  /// any: Note [A shared PCH]. Decided once per preamble and flags, and kept
+  /// in the cache.
+  std::optional<Preamble> sharedPreamble(const std::vector<std::string> &Flags,
+                                         const Preamble &Lead, llvm::StringRef WorkingDir);
+
+  /// The value of \p Key in \p Map, which the first thread to ask computes
+  /// with \p Compute while the others wait for it.
+  template <typename T, typename Fn>
+  T once(std::map<std::string, std::shared_future<T>> &Map, const std::string &Key,
+         Fn Compute) {
+    std::shared_future<T> Result;
+    std::promise<T> Promise;
+    bool Mine = false;
+    {
+      std::lock_guard<std::mutex> Lock(Mutex);
+      auto It = Map.find(Key);
+      if (It == Map.end()) {
+        It = Map.emplace(Key, Promise.get_future().share()).first;
+        Mine = true;
+      }
+      Result = It->second;
+    }
+    if (Mine)
+      Promise.set_value(Compute());
+    return Result.get();
+  }
   /// Whether reading \p Pch first is transparent for a unit whose preamble
   /// is \p Lead and that searches \p Paths: None, or why not.
   static PchMiss fits(const Built &Pch, const Preamble &Lead, const SearchPaths &Paths);
@@ -114,6 +145,7 @@ private:
   std::string Directory;
   mutable std::mutex Mutex;
   std::map<std::string, std::shared_future<std::optional<Built>>> ByKey;
+  std::map<std::string, std::shared_future<std::optional<Preamble>>> Shared;
   std::set<std::string> BuiltKeys, Used;
 };
 

@@ -1,0 +1,242 @@
+//===- PreambleTokens.cpp - What preprocessing a preamble gives -----------===//
+
+#include "PreambleTokens.h"
+#include "Compat.h"
+#include "Findings.h"
+
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/FrontendActions.h"
+#include "clang/Lex/MacroInfo.h"
+#include "clang/Lex/PPCallbacks.h"
+#include "clang/Lex/Pragma.h"
+#include "clang/Lex/Preprocessor.h"
+#include "clang/Tooling/CompilationDatabase.h"
+#include "clang/Tooling/Tooling.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FileSystem.h"
+
+#include <algorithm>
+
+namespace torchalias::driver {
+namespace {
+
+/// Real paths of the source manager's files, each looked up once.
+class FileNames {
+public:
+  explicit FileNames(const clang::SourceManager &SM) : SM(SM) {}
+
+  std::string of(clang::FileID File) {
+    return real(SM.getFilename(SM.getLocForStartOfFile(File)));
+  }
+
+  std::string real(llvm::StringRef Name) {
+    auto [It, New] = Real.try_emplace(Name);
+    if (New) {
+      llvm::SmallString<256> Path;
+      It->second = llvm::sys::fs::real_path(Name, Path) ? Name.str() : std::string(Path);
+    }
+    return It->second;
+  }
+
+private:
+  const clang::SourceManager &SM;
+  llvm::StringMap<std::string> Real;
+};
+
+/// Records which file each #include names, whether clang enters it or skips
+/// it as already included.
+class IncludeGraph : public clang::PPCallbacks {
+public:
+  IncludeGraph(const clang::SourceManager &SM, FileNames &Names,
+               std::map<std::string, std::vector<std::string>> &Out)
+      : SM(SM), Names(Names), Out(Out) {}
+
+  void FileChanged(clang::SourceLocation Loc, FileChangeReason Reason,
+                   clang::SrcMgr::CharacteristicKind, clang::FileID) override {
+    if (Reason != EnterFile)
+      return;
+    clang::FileID File = SM.getFileID(Loc);
+    clang::SourceLocation From = SM.getIncludeLoc(File);
+    if (From.isValid() && SM.getFileEntryForID(File))
+      Out[Names.of(SM.getFileID(From))].push_back(Names.of(File));
+  }
+
+  void FileSkipped(const clang::FileEntryRef &Skipped, const clang::Token &FilenameTok,
+                   clang::SrcMgr::CharacteristicKind) override {
+    clang::FileID From = SM.getFileID(SM.getExpansionLoc(FilenameTok.getLocation()));
+    Out[Names.of(From)].push_back(Names.real(Skipped.getName()));
+  }
+
+private:
+  const clang::SourceManager &SM;
+  FileNames &Names;
+  std::map<std::string, std::vector<std::string>> &Out;
+};
+
+/// The text of every token the preprocessor gives the parser, by the entry of
+/// the file it is expanded in.
+struct EntryTokens {
+  std::string Text, Statement;
+  std::vector<std::string> Statements; // hashes, for a system header's entry
+};
+using TokenText = llvm::DenseMap<clang::FileID, EntryTokens>;
+
+/// Keeps a pragma that the preprocessor does not handle itself (`#pragma
+/// pack`, which the parser would) as text of the file it is in.
+class KeepPragma : public clang::PragmaHandler {
+public:
+  explicit KeepPragma(TokenText &Out) : clang::PragmaHandler(""), Out(Out) {}
+
+  void HandlePragma(clang::Preprocessor &PP, clang::PragmaIntroducer Introducer,
+                    clang::Token &First) override {
+    const clang::SourceManager &SM = PP.getSourceManager();
+    std::string &Text = Out[SM.getFileID(SM.getExpansionLoc(Introducer.Loc))].Text;
+    Text += "#pragma ";
+    for (clang::Token Tok = First; Tok.isNot(clang::tok::eod); PP.Lex(Tok))
+      Text += PP.getSpelling(Tok) + ' ';
+    Text += '\n';
+  }
+
+private:
+  TokenText &Out;
+};
+
+class ListTokens : public clang::PreprocessorFrontendAction {
+public:
+  ListTokens(PreambleTokens &Out, std::string Header) : Out(Out), Header(std::move(Header)) {}
+
+protected:
+  void ExecuteAction() override {
+    clang::Preprocessor &PP = getCompilerInstance().getPreprocessor();
+    const clang::SourceManager &SM = PP.getSourceManager();
+    FileNames Names(SM);
+    PP.addPPCallbacks(std::make_unique<IncludeGraph>(SM, Names, Out.Includes));
+    TokenText Text;
+    PP.AddPragmaHandler(new KeepPragma(Text));
+    PP.EnterMainSourceFile();
+    clang::Token Tok;
+    llvm::SmallString<64> Buffer;
+    for (PP.Lex(Tok); Tok.isNot(clang::tok::eof); PP.Lex(Tok)) {
+      clang::SourceLocation Where = SM.getExpansionLoc(Tok.getLocation());
+      EntryTokens &Into = Text[SM.getFileID(Where)];
+      llvm::StringRef Spelling = PP.getSpelling(Tok, Buffer);
+      Into.Text += Spelling;
+      Into.Text += ' ';
+      if (!SM.isInSystemHeader(Where))
+        continue;
+      Into.Statement += Spelling;
+      Into.Statement += ' ';
+      if (Tok.isOneOf(clang::tok::semi, clang::tok::l_brace, clang::tok::r_brace)) {
+        Into.Statements.push_back(hash64(Into.Statement));
+        Into.Statement.clear();
+      }
+    }
+    for (auto &[File, Tokens] : Text) {
+      std::string Name = Names.of(File);
+      Out.Entries[Name].push_back(hash64(Tokens.Text));
+      if (!Tokens.Statement.empty())
+        Tokens.Statements.push_back(hash64(Tokens.Statement));
+      if (!Tokens.Statements.empty()) {
+        auto &Into = Out.Statements[Name];
+        Into.insert(Into.end(), Tokens.Statements.begin(), Tokens.Statements.end());
+      }
+    }
+    for (auto &[File, Hashes] : Out.Entries)
+      llvm::sort(Hashes);
+
+    std::vector<std::string> Definitions;
+    for (const auto &[Name, State] : PP.macros()) {
+      const clang::MacroInfo *Info = PP.getMacroInfo(Name);
+      if (!Info)
+        continue;
+      std::string Definition = Name->getName().str();
+      if (Info->isFunctionLike()) {
+        Definition += '(';
+        for (const clang::IdentifierInfo *Param : Info->params())
+          Definition += Param->getName().str() + ',';
+        Definition += Info->isVariadic() ? "...)" : ")";
+      }
+      for (const clang::Token &Body : Info->tokens())
+        Definition += ' ' + PP.getSpelling(Body);
+      Definitions.push_back(std::move(Definition));
+    }
+    llvm::sort(Definitions);
+    Out.Macros = hash64(llvm::join(Definitions, "\n"));
+
+    compat::forEachFileRead(SM, [&](llvm::StringRef File) {
+      if (std::string Name = Names.real(File); Name != Header)
+        Out.Files.push_back(Name);
+    });
+  }
+
+private:
+  PreambleTokens &Out;
+  std::string Header;
+};
+
+/// Swallows the diagnostics: a preamble that does not preprocess only means
+/// that it is not reordered.
+class QuietConsumer : public clang::DiagnosticConsumer {};
+
+} // namespace
+
+bool PreambleTokens::sameAs(const PreambleTokens &Other) const {
+  if (Macros != Other.Macros)
+    return false;
+  std::vector<std::string> Moved, OtherMoved;
+  auto Differs = [&](const PreambleTokens &A, const PreambleTokens &B,
+                     std::vector<std::string> &Into) {
+    for (const auto &[File, Hashes] : A.Entries) {
+      auto Same = B.Entries.find(File);
+      if (Same != B.Entries.end() && Same->second == Hashes)
+        continue;
+      auto Declared = A.Statements.find(File);
+      if (Declared == A.Statements.end())
+        return true; // not a system header, or nothing it declares could move
+      Into.insert(Into.end(), Declared->second.begin(), Declared->second.end());
+    }
+    return false;
+  };
+  if (Differs(*this, Other, Moved) || Differs(Other, *this, OtherMoved))
+    return false;
+  llvm::sort(Moved);
+  llvm::sort(OtherMoved);
+  return Moved == OtherMoved;
+}
+
+std::optional<PreambleTokens> preprocessPreamble(const std::vector<std::string> &Flags,
+                                                 const std::string &Header,
+                                                 llvm::StringRef Text,
+                                                 llvm::StringRef WorkingDir) {
+  // The database adds its own argv[0] and the input.
+  std::vector<std::string> CommandLine;
+  for (size_t I = 1; I < Flags.size(); ++I)
+    if (Flags[I] != "-fsyntax-only")
+      CommandLine.push_back(Flags[I]);
+  CommandLine.insert(CommandLine.end(), {"-x", "c++-header"});
+  clang::tooling::FixedCompilationDatabase Database(WorkingDir, CommandLine);
+  clang::tooling::ClangTool Tool(Database, {Header},
+                                 std::make_shared<clang::PCHContainerOperations>(),
+                                 llvm::vfs::createPhysicalFileSystem());
+  Tool.mapVirtualFile(Header, Text);
+  Tool.clearArgumentsAdjusters();
+  Tool.setPrintErrorMessage(false);
+  QuietConsumer Quiet;
+  Tool.setDiagnosticConsumer(&Quiet);
+  PreambleTokens Out;
+  struct Factory : clang::tooling::FrontendActionFactory {
+    PreambleTokens *Out;
+    std::string Header;
+    std::unique_ptr<clang::FrontendAction> create() override {
+      return std::make_unique<ListTokens>(*Out, Header);
+    }
+  } MakeAction;
+  MakeAction.Out = &Out;
+  MakeAction.Header = Header;
+  if (Tool.run(&MakeAction) != 0)
+    return std::nullopt;
+  return Out;
+}
+
+} // namespace torchalias::driver

@@ -1,0 +1,55 @@
+//===- PreambleTokens.h - What preprocessing a preamble gives ---*- C++ -*-===//
+//
+// The facts by which PchCache decides that a preamble read in another order
+// is transparent: see Note [A shared PCH] in PchCache.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TORCHALIAS_DRIVER_PREAMBLETOKENS_H
+#define TORCHALIAS_DRIVER_PREAMBLETOKENS_H
+
+#include "llvm/ADT/StringRef.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace torchalias::driver {
+
+/// What the preprocessor makes of a header, file by file.
+struct PreambleTokens {
+  /// For each file (a real path), the hash of the tokens that each of its
+  /// entries gave the parser (its own and those its macros expand to, and its
+  /// unknown pragmas), sorted; entries that gave none are left out.
+  std::map<std::string, std::vector<std::string>> Entries;
+  /// The hash of every macro defined at the end, with its definition.
+  std::string Macros;
+  /// For each file, the files its #include lines named, entered or skipped,
+  /// in order.
+  std::map<std::string, std::vector<std::string>> Includes;
+  /// For each system header, the hashes of its statements (tokens up to a
+  /// `;`, `{` or `}`), in order, over all its entries.
+  std::map<std::string, std::vector<std::string>> Statements;
+  /// Every file read, the header itself aside.
+  std::vector<std::string> Files;
+
+  /// Whether the parser sees the same tokens from each file, and the same
+  /// macros at the end; except that the system headers whose tokens differ
+  /// may differ by which of them holds each statement (the C library's
+  /// `#ifndef __pid_t_defined` typedefs land in the first header to reach
+  /// them), as long as together they hold the same ones.
+  bool sameAs(const PreambleTokens &Other) const;
+};
+
+/// Preprocesses \p Text as the C++ header \p Header (a path that need not
+/// exist) with the syntax-only command line \p Flags (without an input file)
+/// in \p WorkingDir. None if it has errors.
+std::optional<PreambleTokens> preprocessPreamble(const std::vector<std::string> &Flags,
+                                                 const std::string &Header,
+                                                 llvm::StringRef Text,
+                                                 llvm::StringRef WorkingDir);
+
+} // namespace torchalias::driver
+
+#endif
