@@ -130,8 +130,18 @@ namespace torchalias::driver {
 // includes does not notice. If the roots are not transparent, the unit has
 // the PCH of its own preamble (Note [When a PCH is used]), and so it has if
 // the roots' PCH does not fit it.
-// The decision costs two preprocessor runs per preamble and set of flags, a
-// fraction of a second; it is kept in the cache (`shared-<key>.plan`), with
+// Every libtorch entry header includes `<ATen/ATen.h>`, about half of what
+// `<torch/torch.h>` parses. So where the roots include it (and are not just
+// it), their PCH is chained to a PCH of `<ATen/ATen.h>` alone, the base: it is
+// built with `-include-pch` of the base, holds only what the roots add, and
+// costs about half as much to build; one base serves every entry header of a
+// set of flags. This too is used only where it is transparent: the second
+// preprocessor run reads the base, then the roots, then the preamble, and
+// where that differs, the roots are tried alone. A chained PCH's manifest
+// lists the base's files too, and the base's own size and time, so that a
+// rebuilt base makes it stale.
+// The decision costs two or three preprocessor runs per preamble and set of
+// flags, a fraction of a second each; it is kept in the cache (`shared-<key>.plan`), with
 // the size and time of every file the two runs read, and taken again when one
 // of them changes.
 
@@ -543,13 +553,19 @@ std::string textOf(const Preamble &Lead) {
   return Text;
 }
 
-/// The shorter preamble of Note [A shared PCH], if it is transparent for
-/// \p Lead, preprocessing the header \p Probe (a path of the cache); and in
-/// \p Files, every file that decided it.
-std::optional<Preamble> reorderedPreamble(const std::vector<std::string> &Flags,
-                                          const Preamble &Lead, const std::string &Probe,
-                                          llvm::StringRef WorkingDir,
-                                          std::vector<std::string> &Files) {
+/// The base of every libtorch PCH, where reading it first is transparent:
+/// Note [A shared PCH].
+constexpr llvm::StringLiteral BaseHeader = "ATen/ATen.h";
+
+/// The shared PCH of Note [A shared PCH], if one is transparent for \p Lead
+/// (found through \p Paths), preprocessing the header \p Probe (a path of the
+/// cache); and in \p Files, every file that decided it.
+std::optional<SharedPreamble> reorderedPreamble(const std::vector<std::string> &Flags,
+                                                const SearchPaths &Paths,
+                                                const Preamble &Lead,
+                                                const std::string &Probe,
+                                                llvm::StringRef WorkingDir,
+                                                std::vector<std::string> &Files) {
   std::optional<PreambleTokens> Unit =
       preprocessPreamble(Flags, Probe, textOf(Lead), WorkingDir);
   if (!Unit)
@@ -604,43 +620,64 @@ std::optional<Preamble> reorderedPreamble(const std::vector<std::string> &Flags,
     });
     Run = End == Run ? End + 1 : End;
   }
-  if (llvm::none_of(Roots.Lines, isInclude) || textOf(Roots) == textOf(Lead))
+  if (llvm::none_of(Roots.Lines, isInclude))
     return std::nullopt;
-  // The order of a unit that reads the shared PCH first.
-  std::optional<PreambleTokens> Reordered =
-      preprocessPreamble(Flags, Probe, textOf(Roots) + textOf(Lead), WorkingDir);
-  if (!Reordered)
-    return std::nullopt;
-  for (std::string &File : Reordered->Files)
-    if (!llvm::is_contained(Files, File))
-      Files.push_back(std::move(File));
-  if (!Reordered->sameAs(*Unit))
-    return std::nullopt;
-  return Roots;
+  // The base, where the roots include it and are not just it.
+  Preamble Base;
+  std::string BaseSpelling = ("#include <" + BaseHeader + ">").str();
+  std::optional<std::string> BaseDir = dirWith(Paths.Angled, BaseHeader);
+  bool Included = llvm::any_of(Reached, [&](const std::set<std::string> &Closure) {
+    return llvm::any_of(Closure, [&](llvm::StringRef File) {
+      return compat::endsWith(File, "/" + BaseHeader.str());
+    });
+  });
+  if (Included && (!BaseDir || isLibraryDir(*BaseDir, Paths)) &&
+      !(Roots.Lines.size() == 1 && Roots.Lines[0].Text == BaseSpelling))
+    Base.Lines.push_back(
+        {BaseSpelling, BaseDir ? *findIn({*BaseDir}, BaseHeader) : "/" + BaseHeader.str(), ""});
+  // Whether a unit that reads the shared PCH first sees what it would.
+  auto Transparent = [&](const Preamble &First) {
+    std::optional<PreambleTokens> Reordered =
+        preprocessPreamble(Flags, Probe, textOf(First) + textOf(Lead), WorkingDir);
+    if (!Reordered)
+      return false;
+    for (std::string &File : Reordered->Files)
+      if (!llvm::is_contained(Files, File))
+        Files.push_back(std::move(File));
+    return Reordered->sameAs(*Unit);
+  };
+  Preamble Both = Base;
+  Both.Lines.insert(Both.Lines.end(), Roots.Lines.begin(), Roots.Lines.end());
+  if (!Base.Lines.empty() && Transparent(Both))
+    return SharedPreamble{Base, Roots};
+  if (textOf(Roots) != textOf(Lead) && Transparent(Roots))
+    return SharedPreamble{{}, Roots};
+  return std::nullopt;
 }
 
-/// A decision of sharedPreamble() kept in the cache: the shorter preamble,
-/// or none, if every file that decided it is unchanged.
-std::optional<std::optional<Preamble>> readPlan(const std::string &Path) {
+/// A decision of sharedPreamble() kept in the cache: the shared PCH's
+/// preambles, or none, if every file that decided it is unchanged.
+std::optional<std::optional<SharedPreamble>> readPlan(const std::string &Path) {
   auto Buffer = llvm::MemoryBuffer::getFile(Path);
   if (!Buffer)
     return std::nullopt;
-  std::optional<Preamble> Shorter;
+  std::optional<SharedPreamble> Shared;
   llvm::SmallVector<llvm::StringRef> Lines;
   (*Buffer)->getBuffer().split(Lines, '\n', -1, /*KeepEmpty=*/false);
   for (llvm::StringRef Line : Lines) {
     if (Line == "none")
       continue;
+    bool InBase = Line.consume_front("base ");
     if (Line.consume_front("include ") || Line.consume_front("macro ")) {
       auto [Name, Text] = Line.split('\t');
       bool Include = compat::startsWith(Text, "#include");
-      if (!Shorter)
-        Shorter.emplace();
-      Shorter->Lines.push_back(
-          {Text.str(), Include ? Name.str() : "", Include ? "" : Name.str()});
+      if (!Shared)
+        Shared.emplace();
+      (InBase ? Shared->Base : Shared->Roots)
+          .Lines.push_back({Text.str(), Include ? Name.str() : "", Include ? "" : Name.str()});
       continue;
     }
-    if (!Line.consume_front("file "))
+    if (InBase || !Line.consume_front("file "))
       return std::nullopt;
     auto [SizeText, Rest] = Line.split(' ');
     auto [TimeText, File] = Rest.split(' ');
@@ -651,19 +688,21 @@ std::optional<std::optional<Preamble>> readPlan(const std::string &Path) {
         Now->Modified != Recorded.Modified)
       return std::nullopt;
   }
-  return Shorter;
+  return Shared;
 }
 
-void writePlan(const std::string &Path, const std::optional<Preamble> &Shorter,
+void writePlan(const std::string &Path, const std::optional<SharedPreamble> &Shared,
                const std::vector<std::string> &Files) {
   std::string Text;
   llvm::raw_string_ostream OS(Text);
-  if (!Shorter)
+  if (!Shared)
     OS << "none\n";
   else
-    for (const Preamble::Line &Line : Shorter->Lines)
-      OS << (isInclude(Line) ? "include " + Line.Header : "macro " + Line.Macro) << '\t'
-         << Line.Text << '\n';
+    for (const auto &[Prefix, Part] :
+         {std::pair("base ", &Shared->Base), std::pair("", &Shared->Roots)})
+      for (const Preamble::Line &Line : Part->Lines)
+        OS << Prefix << (isInclude(Line) ? "include " + Line.Header : "macro " + Line.Macro)
+           << '\t' << Line.Text << '\n';
   for (const std::string &File : Files)
     if (std::optional<FileStamp> Now = stamp(File))
       OS << "file " << Now->Size << ' ' << Now->Modified << ' ' << File << '\n';
@@ -756,22 +795,36 @@ PchChoice PchCache::pchFor(const std::vector<std::string> &Args, llvm::StringRef
   Preamble Lead = preambleOf(absoluteIn(WorkingDir, File), Split.Paths);
   if (Lead.Lines.empty())
     return {std::nullopt, PchMiss::NoPreamble};
-  if (std::optional<Preamble> Shorter = sharedPreamble(Flags, Lead, WorkingDir))
-    if (PchChoice Choice = pchOf(Flags, Split.Paths, Split.Rest, *Shorter, WorkingDir);
-        Choice.Path)
-      return Choice;
-  return pchOf(Flags, Split.Paths, Split.Rest, Lead, WorkingDir);
+  auto Found = [](const std::pair<std::optional<Built>, PchMiss> &Pch) {
+    return Pch.first ? PchChoice{Pch.first->Path, PchMiss::None}
+                     : PchChoice{std::nullopt, Pch.second};
+  };
+  if (std::optional<SharedPreamble> Shared =
+          sharedPreamble(Flags, Split.Paths, Lead, WorkingDir)) {
+    std::optional<Built> Base;
+    if (!Shared->Base.Lines.empty())
+      Base = pchOf(Flags, Split.Paths, Split.Rest, Shared->Base, nullptr, WorkingDir).first;
+    if (Base || Shared->Base.Lines.empty())
+      if (PchChoice Choice = Found(pchOf(Flags, Split.Paths, Split.Rest, Shared->Roots,
+                                         Base ? &*Base : nullptr, WorkingDir));
+          Choice.Path)
+        return Choice;
+  }
+  return Found(pchOf(Flags, Split.Paths, Split.Rest, Lead, nullptr, WorkingDir));
 }
 
-PchChoice PchCache::pchOf(const std::vector<std::string> &Flags, const SearchPaths &Paths,
-                          const std::vector<std::string> &OtherFlags, const Preamble &Lead,
-                          llvm::StringRef WorkingDir) {
+std::pair<std::optional<PchCache::Built>, PchMiss>
+PchCache::pchOf(const std::vector<std::string> &Flags, const SearchPaths &Paths,
+                const std::vector<std::string> &OtherFlags, const Preamble &Lead,
+                const Built *Base, llvm::StringRef WorkingDir) {
   // The cache key: clang's version, the flags other than include
-  // directories, and the preamble; one variant per set of include
-  // directories that needed its own PCH.
+  // directories, the PCH it is chained to, and the preamble; one variant per
+  // set of include directories that needed its own PCH.
   std::string KeyText = clang::getClangFullVersion();
   for (const std::string &Flag : OtherFlags)
     KeyText += '\0' + Flag;
+  if (Base)
+    KeyText += "\0base\0" + Base->Path;
   KeyText += '\0';
   KeyText += "preamble";
   for (const Preamble::Line &Line : Lead.Lines)
@@ -795,13 +848,13 @@ PchChoice PchCache::pchOf(const std::vector<std::string> &Flags, const SearchPat
   auto Use = [&](const std::string &Key, const Built &Pch) {
     std::lock_guard<std::mutex> Lock(Mutex);
     Used.insert(Key);
-    return PchChoice{Pch.Path, PchMiss::None};
+    return std::make_pair(std::optional<Built>(Pch), PchMiss::None);
   };
   for (const std::string &Key : Keys)
     if (std::optional<Built> Pch = variant(Key, nullptr, WorkingDir);
         Pch && fits(*Pch, Lead, Paths) == PchMiss::None)
       return Use(Key, *Pch);
-  BuildInput Input{Flags, Lead};
+  BuildInput Input{Flags, Lead, Base};
   std::optional<Built> Pch = variant(Own, &Input, WorkingDir);
   if (!Pch)
     return {std::nullopt, PchMiss::BuildFailed};
@@ -810,11 +863,16 @@ PchChoice PchCache::pchOf(const std::vector<std::string> &Flags, const SearchPat
   return Use(Own, *Pch);
 }
 
-std::optional<Preamble> PchCache::sharedPreamble(const std::vector<std::string> &Flags,
-                                                 const Preamble &Lead,
-                                                 llvm::StringRef WorkingDir) {
-  // One header is its own root, or standard and none.
-  if (llvm::count_if(Lead.Lines, isInclude) < 2)
+std::optional<SharedPreamble> PchCache::sharedPreamble(const std::vector<std::string> &Flags,
+                                                       const SearchPaths &Paths,
+                                                       const Preamble &Lead,
+                                                       llvm::StringRef WorkingDir) {
+  // One header is its own root, or standard and none; it may still have a
+  // base if it is libtorch's.
+  if (llvm::count_if(Lead.Lines, isInclude) < 2 &&
+      llvm::none_of(Lead.Lines, [](const Preamble::Line &Line) {
+        return isInclude(Line) && isLibtorchHeader(Line.Text);
+      }))
     return std::nullopt;
   std::string KeyText = clang::getClangFullVersion();
   for (const std::string &Flag : Flags)
@@ -826,13 +884,13 @@ std::optional<Preamble> PchCache::sharedPreamble(const std::vector<std::string> 
   std::string Key = "shared-" + hash64(KeyText);
   return once(Shared, Key, [&] {
     std::string Plan = Directory + "/" + Key + ".plan";
-    if (std::optional<std::optional<Preamble>> Known = readPlan(Plan))
+    if (std::optional<std::optional<SharedPreamble>> Known = readPlan(Plan))
       return *Known;
     std::vector<std::string> Files;
-    std::optional<Preamble> Shorter = reorderedPreamble(
-        Flags, Lead, realPath(Directory) + "/" + Key + ".h", WorkingDir, Files);
-    writePlan(Plan, Shorter, Files);
-    return Shorter;
+    std::optional<SharedPreamble> Shared = reorderedPreamble(
+        Flags, Paths, Lead, realPath(Directory) + "/" + Key + ".h", WorkingDir, Files);
+    writePlan(Plan, Shared, Files);
+    return Shared;
   });
 }
 
@@ -957,7 +1015,8 @@ std::optional<PchCache::Built> PchCache::readManifest(const std::string &Pch,
       Out.Macros[Macro.str()] = State.str();
       continue;
     }
-    if (!Line.consume_front("file "))
+    bool IsBase = Line.consume_front("base ");
+    if (!IsBase && !Line.consume_front("file "))
       return std::nullopt;
     auto [SizeText, Rest] = Line.split(' ');
     auto [TimeText, Path] = Rest.split(' ');
@@ -967,12 +1026,42 @@ std::optional<PchCache::Built> PchCache::readManifest(const std::string &Pch,
       return std::nullopt;
     std::optional<FileStamp> Now = stamp(Path);
     if (!Now || Now->Size != Recorded.Size || Now->Modified != Recorded.Modified)
-      return std::nullopt; // a header changed: rebuild
-    Out.Files.push_back(Path.str());
+      return std::nullopt; // a header or the base changed: rebuild
+    if (!IsBase)
+      Out.Files.push_back(Path.str());
   }
   if (Out.Files.empty())
     return std::nullopt;
   return Out;
+}
+
+bool PchCache::addBase(const std::string &Manifest, const Built &Base) {
+  auto Buffer = llvm::MemoryBuffer::getFile(Manifest);
+  if (!Buffer)
+    return false;
+  std::string Text = (*Buffer)->getBuffer().str();
+  std::set<std::string> Listed;
+  llvm::SmallVector<llvm::StringRef> Lines;
+  llvm::StringRef(Text).split(Lines, '\n', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef Line : Lines)
+    if (Line.consume_front("file "))
+      Listed.insert(Line.split(' ').second.split(' ').second.str());
+  llvm::raw_string_ostream OS(Text);
+  std::optional<FileStamp> Pch = stamp(Base.Path);
+  if (!Pch)
+    return false;
+  OS << "base " << Pch->Size << ' ' << Pch->Modified << ' ' << Base.Path << '\n';
+  for (const std::string &File : Base.Files)
+    if (std::optional<FileStamp> Now = stamp(File); Now && !Listed.count(File))
+      OS << "file " << Now->Size << ' ' << Now->Modified << ' ' << File << '\n';
+  for (const std::string &File : Base.Guarded)
+    OS << "guarded " << File << '\n';
+  std::error_code EC;
+  llvm::raw_fd_ostream Out(Manifest, EC);
+  if (EC)
+    return false;
+  Out << OS.str();
+  return true;
 }
 
 std::optional<PchCache::Built> PchCache::build(const std::string &Key, const BuildInput &Input,
@@ -998,6 +1087,8 @@ std::optional<PchCache::Built> PchCache::build(const std::string &Key, const Bui
   std::vector<std::string> CommandLine(Flags.begin(), Flags.end());
   CommandLine.erase(std::remove(CommandLine.begin(), CommandLine.end(), "-fsyntax-only"),
                     CommandLine.end());
+  if (Input.Base)
+    CommandLine.insert(CommandLine.end(), {"-include-pch", Input.Base->Path});
   // Templates the header uses are instantiated once, in the PCH, rather than
   // at the end of every unit: most of what is left of a unit's parse time.
   CommandLine.insert(CommandLine.end(), {"-fpch-instantiate-templates", "-x", "c++-header",
@@ -1026,6 +1117,7 @@ std::optional<PchCache::Built> PchCache::build(const std::string &Key, const Bui
   MakeAction.Header = Header;
   MakeAction.FlagDirs = flagDirs(splitFlags(Flags, WorkingDir).Paths);
   bool Ok = Tool.run(&MakeAction) == 0 && llvm::sys::fs::exists(Temporary) &&
+            (!Input.Base || addBase(std::string(TemporaryManifest), *Input.Base)) &&
             !llvm::sys::fs::rename(TemporaryManifest, Manifest) &&
             !llvm::sys::fs::rename(Temporary, Pch);
   llvm::sys::fs::remove(Temporary);

@@ -58,6 +58,12 @@ struct Preamble {
   std::vector<Line> Lines;
 };
 
+/// The PCH that a unit uses instead of its own preamble's (Note [A shared
+/// PCH]): of its roots, chained to a PCH of the base if that is not empty.
+struct SharedPreamble {
+  Preamble Base, Roots;
+};
+
 /// What the cache offers a unit: a PCH, or why not.
 struct PchChoice {
   std::optional<std::string> Path;
@@ -102,20 +108,27 @@ private:
   struct BuildInput {
     const std::vector<std::string> &Flags;
     const Preamble &Lead;
+    const Built *Base; // the PCH it is chained to, or null
   };
   std::optional<Built> variant(const std::string &Key, const BuildInput *Input,
                                llvm::StringRef WorkingDir);
   std::optional<Built> build(const std::string &Key, const BuildInput &Input,
                              llvm::StringRef WorkingDir);
-  /// A PCH of \p Lead for a unit with \p Flags, or why not.
-  PchChoice pchOf(const std::vector<std::string> &Flags, const SearchPaths &Paths,
-                  const std::vector<std::string> &OtherFlags, const Preamble &Lead,
-                  llvm::StringRef WorkingDir);
+  /// Adds to the manifest of a PCH chained to \p Base what it has from it:
+  /// the base's stamp (a rebuilt base makes it stale), files and guards.
+  static bool addBase(const std::string &Manifest, const Built &Base);
+  /// A PCH of \p Lead (chained to one of \p Base, if given) that fits a
+  /// unit with \p Flags, or why there is none.
+  std::pair<std::optional<Built>, PchMiss>
+  pchOf(const std::vector<std::string> &Flags, const SearchPaths &Paths,
+        const std::vector<std::string> &OtherFlags, const Preamble &Lead, const Built *Base,
+        llvm::StringRef WorkingDir);
   /// The shorter preamble whose PCH the unit may use instead of its own, if
   /// any: Note [A shared PCH]. Decided once per preamble and flags, and kept
   /// in the cache.
-  std::optional<Preamble> sharedPreamble(const std::vector<std::string> &Flags,
-                                         const Preamble &Lead, llvm::StringRef WorkingDir);
+  std::optional<SharedPreamble> sharedPreamble(const std::vector<std::string> &Flags,
+                                               const SearchPaths &Paths, const Preamble &Lead,
+                                               llvm::StringRef WorkingDir);
 
   /// The value of \p Key in \p Map, which the first thread to ask computes
   /// with \p Compute while the others wait for it.
@@ -145,7 +158,7 @@ private:
   std::string Directory;
   mutable std::mutex Mutex;
   std::map<std::string, std::shared_future<std::optional<Built>>> ByKey;
-  std::map<std::string, std::shared_future<std::optional<Preamble>>> Shared;
+  std::map<std::string, std::shared_future<std::optional<SharedPreamble>>> Shared;
   std::set<std::string> BuiltKeys, Used;
 };
 

@@ -12,7 +12,6 @@
 #include "clang/Lex/Preprocessor.h"
 #include "clang/Tooling/CompilationDatabase.h"
 #include "clang/Tooling/Tooling.h"
-#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
 
@@ -80,7 +79,7 @@ struct EntryTokens {
   std::string Text, Statement;
   std::vector<std::string> Statements; // hashes, for a system header's entry
 };
-using TokenText = llvm::DenseMap<clang::FileID, EntryTokens>;
+using TokenText = std::map<clang::FileID, EntryTokens>; // node-based: entries stay put
 
 /// Keeps a pragma that the preprocessor does not handle itself (`#pragma
 /// pack`, which the parser would) as text of the file it is in.
@@ -117,19 +116,27 @@ protected:
     PP.EnterMainSourceFile();
     clang::Token Tok;
     llvm::SmallString<64> Buffer;
+    // Consecutive tokens mostly come from one entry: look it up on a change.
+    clang::FileID Last;
+    EntryTokens *Into = nullptr;
+    bool InSystemHeader = false;
     for (PP.Lex(Tok); Tok.isNot(clang::tok::eof); PP.Lex(Tok)) {
       clang::SourceLocation Where = SM.getExpansionLoc(Tok.getLocation());
-      EntryTokens &Into = Text[SM.getFileID(Where)];
+      if (clang::FileID File = SM.getFileID(Where); File != Last || !Into) {
+        Last = File;
+        Into = &Text[File];
+        InSystemHeader = SM.isInSystemHeader(Where);
+      }
       llvm::StringRef Spelling = PP.getSpelling(Tok, Buffer);
-      Into.Text += Spelling;
-      Into.Text += ' ';
-      if (!SM.isInSystemHeader(Where))
+      Into->Text += Spelling;
+      Into->Text += ' ';
+      if (!InSystemHeader)
         continue;
-      Into.Statement += Spelling;
-      Into.Statement += ' ';
+      Into->Statement += Spelling;
+      Into->Statement += ' ';
       if (Tok.isOneOf(clang::tok::semi, clang::tok::l_brace, clang::tok::r_brace)) {
-        Into.Statements.push_back(hash64(Into.Statement));
-        Into.Statement.clear();
+        Into->Statements.push_back(hash64(Into->Statement));
+        Into->Statement.clear();
       }
     }
     for (auto &[File, Tokens] : Text) {
