@@ -404,7 +404,8 @@ std::string SiteFinder::overlap(const StaticFinding &F, std::vector<Wrap> &Wraps
   bool Sequenced = llvm::isa<CXXMemberCallExpr>(Call);
   if (!Sequenced && !isPlainName(Destination))
     return "the destination of a free or operator call is not a plain name, and its "
-           "operands are unsequenced";
+           "operands are unsequenced; to have it checked at run time, name the "
+           "destination in a variable of its own";
   std::vector<Wrap> Mine;
   if (Sequenced)
     if (std::string Why = wrap(Destination, OverlapDst, F, Mine); !Why.empty())
@@ -500,7 +501,9 @@ std::string SiteFinder::parameters(const StaticFinding &F, std::vector<Wrap> &Wr
     }
   }
   return "the finding is not at a call that takes a parameter list (a holder copy, a fill "
-         "or an assignment is found statically only)";
+         "or an assignment is found statically only); check it by hand: a ModuleHolder "
+         "copy shares its module (copy.ptr() == original.ptr()), and clone() makes a "
+         "module of its own";
 }
 
 std::string SiteFinder::worker(const StaticFinding &F, std::vector<Wrap> &Wraps,
@@ -539,7 +542,8 @@ std::string SiteFinder::worker(const StaticFinding &F, std::vector<Wrap> &Wraps,
         }
   if (!Anchor)
     return "the shared value is not a tensor, or a vector of them, named at the spawn (the "
-           "guard fingerprints tensors)";
+           "guard fingerprints tensors); to have it checked at run time, hand the worker "
+           "the tensors themselves, as variables";
   const Stmt *Spawn = statementInBlock(Anchor);
   if (!Spawn || !Spawn->getBeginLoc().isFileID() || !SM.isWrittenInMainFile(Spawn->getBeginLoc()))
     return "the spawn is not a statement of a block";
