@@ -22,6 +22,19 @@ static bool mayReachSavedTensor(const WriteEvent &Write) {
          Write.Operator != "requires_grad_";
 }
 
+/// Whether the writing call writes its target also when that is a leaf
+/// that requires grad.
+static bool writesGradLeaf(const WriteEvent &Write, const OperatorTable &Ops) {
+  const auto *Call = dyn_cast<CallExpr>(Write.Call);
+  std::optional<TensorCall> Tensor =
+      Call ? resolveTensorCall(Call, Ops) : std::nullopt;
+  if (!Tensor)
+    return false;
+  return llvm::any_of(Tensor->WritesGradLeaves, [&](unsigned Position) {
+    return Tensor->Args[Position] == Write.Target;
+  });
+}
+
 void DetachedWriteCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *Function = matchedFunction(Result);
   const FunctionAliasAnalysis *Analysis = analyze(Function, *Result.Context);
@@ -124,9 +137,11 @@ void DetachedWriteCheck::checkInPlaceWrite(const WriteEvent &Write,
     return;
   const SavedTensor *Save =
       Autograd.savedFor(Write.Value.Root, Write.Call, /*DefiniteOnly=*/true);
-  // A leaf that requires grad refuses the write itself, with another error;
-  // a saved result is no leaf.
-  if (!Save || (!Save->IsResult && Autograd.requiresGrad(Write.Value.Root)))
+  // A leaf that requires grad refuses the write itself, with another error,
+  // unless the call writes under its own NoGradGuard (ApiEffectTable: the
+  // max-norm renormalisation of `embedding`); a saved result is no leaf.
+  if (!Save || (!Save->IsResult && Autograd.requiresGrad(Write.Value.Root) &&
+                !writesGradLeaf(Write, table())))
     return;
   diag(Write.Call->getExprLoc(),
        "'%0' writes in place into %1, which '%2' saved for backward; backward "

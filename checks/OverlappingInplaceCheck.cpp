@@ -14,22 +14,11 @@ namespace clang::tidy::libtorch {
 
 namespace {
 
-/// The C++ parameter name of a TensorCall argument: the schema's name.
-llvm::StringRef parameterName(const CallExpr *Call, unsigned Position) {
-  const FunctionDecl *Callee = Call->getDirectCallee();
-  if (!Callee)
-    return "";
-  bool HasObject = isa<CXXMemberCallExpr>(Call) ||
-                   (isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Callee));
-  if (HasObject) {
-    if (Position == 0)
-      return "self";
-    --Position;
-  }
-  if (Position >= Callee->getNumParams() ||
-      !Callee->getParamDecl(Position)->getIdentifier())
-    return "";
-  return Callee->getParamDecl(Position)->getName();
+/// Whether Operand is the written argument itself, also where the argument
+/// wraps it (`c10::optional<Tensor>` from `w`).
+bool isWrittenOperand(const WriteEvent &Write, const WriteOperand &Operand) {
+  return Operand.Operand == Write.Target ||
+         skipHandleCopies(Operand.Operand) == skipHandleCopies(Write.Target);
 }
 
 /// The word for an operand in diagnostics.
@@ -85,7 +74,7 @@ void OverlappingInplaceCheck::check(const MatchFinder::MatchResult &Result) {
     if (Write.CalleeWrite || !Write.Value.Root || Reported.count(Write.Call))
       continue;
     for (const WriteOperand &Operand : Write.Operands) {
-      if (Operand.Operand == Write.Target ||
+      if (isWrittenOperand(Write, Operand) ||
           Operand.Value.Root != Write.Value.Root)
         continue;
       if (!Ranges)
@@ -137,7 +126,7 @@ void OverlappingInplaceCheck::lookUpMeasuredFacts(
   }
   if (!Site.AtenOperator.empty())
     Site.Measured = Semantics->lookup(
-        Site.AtenOperator, parameterName(Site.Call, Site.WrittenPosition),
+        Site.AtenOperator, Site.WrittenParameter,
         Input);
   Site.Overlap = Site.WrittenIndices
                      ? Ranges.compareIndexed(Site.Write.Target,
@@ -156,13 +145,15 @@ bool OverlappingInplaceCheck::checkOperand(const WriteEvent &Write,
     return false;
   OverlapSite Site{Write, Operand, Call};
   for (const WriteOperand &Other : Write.Operands)
-    if (Other.Operand == Write.Target)
+    if (isWrittenOperand(Write, Other))
       Site.WrittenPosition = Other.Position;
   Site.Written = Write.IsOutArgument         ? WrittenRole::Out
                  : Site.WrittenPosition == 0 ? WrittenRole::Self
                                              : WrittenRole::Other;
   Site.OperandWritten = Tensor->Effect.writesArgument(Operand.Position);
-  Site.Parameter = parameterName(Call, Operand.Position);
+  Site.Parameter = operandName(*Tensor, Operand.Position);
+  Site.WrittenParameter = operandName(*Tensor, Site.WrittenPosition);
+  Site.ApiCall = !Tensor->OperandNames.empty();
   lookUpMeasuredFacts(Site, *Tensor, Ranges);
   if (!isReportable(Site))
     return false;
@@ -241,8 +232,11 @@ void OverlappingInplaceCheck::report(const OverlapSite &Site,
   std::optional<FixItHint> Fix;
   if (!Site.OperandWritten && isCloneable(Operand.Operand))
     Fix = appendClone(Operand.Operand, AST.getSourceManager(), getLangOpts());
+  // A call of the C++ API names its operands by their role (`weight`).
   std::string Who =
-      operandRole(Site.Parameter, Site.Written == WrittenRole::Out).str();
+      Site.ApiCall && !Site.Parameter.empty()
+          ? Site.Parameter.str()
+          : operandRole(Site.Parameter, Site.Written == WrittenRole::Out).str();
   if (std::string Text = spelling(Operand.Operand, AST); !Text.empty())
     Who += " '" + Text + "'";
   std::string Where;
@@ -254,7 +248,7 @@ void OverlappingInplaceCheck::report(const OverlapSite &Site,
     Where = "its out= argument";
     break;
   case WrittenRole::Other:
-    Where = ("the argument '" + parameterName(Site.Call, Site.WrittenPosition) +
+    Where = ("the argument '" + Site.WrittenParameter +
              "' it also writes")
                 .str();
     break;

@@ -40,7 +40,9 @@ private:
     unsigned WrittenPosition = 0;
     WrittenRole Written = WrittenRole::Self;
     bool OperandWritten = false;
-    llvm::StringRef Parameter;
+    llvm::StringRef Parameter;        ///< The operand's name.
+    llvm::StringRef WrittenParameter; ///< The written argument's name.
+    bool ApiCall = false; ///< A call of the C++ API (ApiEffectTable).
     ExtentOverlap Overlap = ExtentOverlap::Unknown;
     /// The index list of a basic-index write, whose view is the destination.
     const Expr *WrittenIndices = nullptr;

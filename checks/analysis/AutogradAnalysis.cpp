@@ -1,6 +1,7 @@
 //===- AutogradAnalysis.cpp - what autograd still needs in one function ---===//
 
 #include "AutogradAnalysis.h"
+#include "ParameterSharing.h"
 #include "SavedTensors.h"
 #include "TensorModel.h"
 
@@ -192,6 +193,17 @@ AutogradAnalysis::AutogradAnalysis(const FunctionDecl &Function,
                                    const SavedTensorTable *Saved)
     : AST(AST), Parents(const_cast<Stmt *>(Function.getBody())), Ops(Ops),
       Saved(Saved) {
+  // Note [A module's forward is differentiated]
+  // A module's `forward` builds the graph that its caller's backward
+  // differentiates: what it returns is where that backward starts. So a
+  // return from `forward` counts as a backward call from the returned
+  // tensors, and a write in `forward` into a tensor that an earlier
+  // operation of `forward` saved makes that backward throw, wherever it is
+  // called (`F::embedding` with max_norm after a matmul saved its weight).
+  const auto *Method = dyn_cast<CXXMethodDecl>(&Function);
+  ReturnsGraph = Method && Method->getIdentifier() &&
+                 Method->getName() == "forward" &&
+                 isModuleClass(Method->getParent());
   collect(Function.getBody());
   if (Ops && Saved && !BackwardCalls.empty())
     collectSaves(Function.getBody());
@@ -254,6 +266,13 @@ void AutogradAnalysis::collect(const Stmt *S) {
       ParameterLoops.push_back(For->getSourceRange());
       RequiresGrad.insert(For->getLoopVariable());
     }
+  }
+  if (const auto *Return = dyn_cast<ReturnStmt>(S);
+      Return && ReturnsGraph && Return->getRetValue()) {
+    llvm::SmallVector<const ValueDecl *, 2> Roots;
+    collectTensorReads(Return->getRetValue(), Roots);
+    BackwardCalls.push_back(Return->getBeginLoc());
+    BackwardRoots.push_back({Return->getBeginLoc(), std::move(Roots)});
   }
   if (const auto *Call = dyn_cast<CallExpr>(S)) {
     llvm::StringRef Name = calleeName(Call);
@@ -372,8 +391,14 @@ void AutogradAnalysis::recordSave(const CallExpr *Call) {
   llvm::SmallVector<bool, 4> MayHold;
   for (const Expr *Arg : Tensor->Args)
     MayHold.push_back(mayHoldTensor(Arg->getType()));
-  SavedOperands What = Saved->savedBy(Tensor->Effect.Operator,
-                                      isMethodCall(Call), MayHold, *Ops);
+  SavedOperands What;
+  if (Tensor->MeasuredSaves) {
+    What.Inputs = Tensor->MeasuredSaves->Inputs;
+    What.Result = Tensor->MeasuredSaves->Result;
+  } else {
+    What = Saved->savedBy(Tensor->Effect.Operator, isMethodCall(Call),
+                          MayHold, *Ops);
+  }
   if (What.empty() || isInNoGradScope(Call))
     return;
   llvm::SmallVector<bool, 4> InGraph;

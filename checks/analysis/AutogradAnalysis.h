@@ -16,7 +16,8 @@
 // - a tensor is used in the graph before a write if an initializer or an
 //   assignment that precedes the write reads it;
 // - the graph is still needed at a write if `backward()` (or
-//   torch::autograd::backward/grad) is called after it;
+//   torch::autograd::backward/grad) is called after it, or if the function
+//   is a module's `forward` and returns a tensor computed from it;
 // - the parameter-update idiom is a write in a block that declares a
 //   NoGradGuard (or InferenceMode, AutoGradMode) before it, or in a range-for
 //   loop over `parameters()`, `params()` or `named_parameters()`.
@@ -143,6 +144,9 @@ private:
   /// Saving calls whose whole result (or a view of it) a variable holds.
   llvm::DenseMap<const CallExpr *, const ValueDecl *> ResultHolders;
   llvm::SmallVector<SourceRange, 4> ParameterLoops;
+  /// The function is a module's `forward` (Note [A module's forward is
+  /// differentiated]).
+  bool ReturnsGraph = false;
 };
 
 } // namespace clang::tidy::libtorch

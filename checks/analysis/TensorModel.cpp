@@ -1,6 +1,7 @@
 //===- TensorModel.cpp - C++ spellings of libtorch tensor operations ------===//
 
 #include "TensorModel.h"
+#include "ApiEffects.h"
 #include "Compat.h"
 
 #include "clang/AST/ASTContext.h"
@@ -194,9 +195,181 @@ std::optional<TensorCall> resolveFreeOperator(const CXXOperatorCallExpr *Call,
   return Result;
 }
 
+// Note [Calls of the C++ API]
+// What `at::batch_norm`, `torch::nn::functional::relu` or
+// `torch::nn::init::normal_` do to their tensors is measured
+// (ApiEffectTable), under each setting of the options that decide it. A call
+// names those options in one of three ways, and each is read here:
+// - a parameter of the function (`at::batch_norm(..., training, ...)`);
+// - a setter of an options argument (`F::ReLUFuncOptions().inplace(true)`),
+//   also when the options are a local variable initialised with the chain;
+// - nothing, where the option keeps its default.
+// A value that is not a constant, or options the call builds elsewhere, may
+// be anything: every case it allows applies. A tensor handed to a setter
+// (`.weight(w)`, `.running_mean(m)`) is an operand of the call after its
+// arguments, named by the setter.
+
+/// The setters of an options argument, by name, with their argument: the
+/// chain of member calls and the constructor's arguments, followed through a
+/// local variable's initializer.
+void collectOptionSetters(const Expr *E,
+                          llvm::StringMap<const Expr *> &Setters,
+                          unsigned Depth = 0) {
+  if (!E || Depth > 8)
+    return;
+  E = E->IgnoreImplicit()->IgnoreParens();
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
+      if (Var->isLocalVarDecl() && Var->getInit())
+        collectOptionSetters(Var->getInit(), Setters, Depth + 1);
+    return;
+  }
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E)) {
+    const CXXMethodDecl *Method = Member->getMethodDecl();
+    if (Method && Method->getIdentifier() && Member->getNumArgs() == 1)
+      Setters.try_emplace(Method->getName(), Member->getArg(0));
+    collectOptionSetters(Member->getImplicitObjectArgument(), Setters,
+                         Depth + 1);
+    return;
+  }
+  if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(E)) {
+    collectOptionSetters(Cast->getSubExpr(), Setters, Depth + 1);
+    return;
+  }
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+    const CXXConstructorDecl *Ctor = Construct->getConstructor();
+    if (Ctor->isCopyOrMoveConstructor() && Construct->getNumArgs() == 1) {
+      collectOptionSetters(Construct->getArg(0), Setters, Depth + 1);
+      return;
+    }
+    for (unsigned I = 0; I < Construct->getNumArgs() && I < Ctor->getNumParams();
+         ++I)
+      if (Ctor->getParamDecl(I)->getIdentifier() &&
+          !isa<CXXDefaultArgExpr>(Construct->getArg(I)))
+        Setters.try_emplace(Ctor->getParamDecl(I)->getName(),
+                            Construct->getArg(I));
+  }
+}
+
+/// The value an option's argument gives it: a constant bool, or for an
+/// optional option (`max_norm`) whether it is set. std::nullopt when the
+/// argument is not a constant.
+std::optional<bool> optionValue(const Expr *Arg, const ASTContext &AST) {
+  const Expr *Bare = Arg->IgnoreImplicit()->IgnoreParens();
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(Bare))
+    if (Construct->getNumArgs() == 1)
+      Bare = Construct->getArg(0)->IgnoreImplicit()->IgnoreParens();
+  if (const CXXRecordDecl *Record = recordOf(Bare->getType()))
+    if (Record->getIdentifier() && Record->getName() == "nullopt_t")
+      return false;
+  if (!Bare->getType()->isBooleanType())
+    // An optional option given a number (`max_norm(1.0)`) is set.
+    return Bare->getType()->isArithmeticType() ? std::optional<bool>(true)
+                                               : std::nullopt;
+  if (Bare->isValueDependent())
+    return std::nullopt;
+  bool Value = false;
+  if (!Bare->EvaluateAsBooleanCondition(Value, AST))
+    return std::nullopt;
+  return Value;
+}
+
+bool isOptionsArgument(const Expr *Arg) {
+  const CXXRecordDecl *Record = recordOf(Arg->getType());
+  return Record && Record->getIdentifier() && isLibtorchDecl(Record) &&
+         Record->getName().ends_with("Options");
+}
+
+std::optional<TensorCall> resolveApiCall(const CallExpr *Call,
+                                         const FunctionDecl *Callee) {
+  const ApiEntry *Entry =
+      ApiEffectTable::builtin()->lookup(Callee->getQualifiedNameAsString());
+  if (!Entry || Entry->IsModule)
+    return std::nullopt;
+  const ASTContext &AST = Callee->getASTContext();
+  TensorCall Result;
+  Result.Call = Call;
+  Result.Spelling = Callee->getNameAsString();
+  Result.Effect.Operator = Entry->Api;
+  unsigned NumArgs = std::min<unsigned>(Call->getNumArgs(),
+                                        Callee->getNumParams());
+  llvm::StringMap<const Expr *> Setters;
+  for (unsigned I = 0; I < NumArgs; ++I) {
+    Result.Args.push_back(Call->getArg(I));
+    const ParmVarDecl *Param = Callee->getParamDecl(I);
+    Result.OperandNames.push_back(
+        Param->getIdentifier() ? Param->getName().str() : "");
+    if (isOptionsArgument(Call->getArg(I)))
+      collectOptionSetters(Call->getArg(I), Setters);
+  }
+  // The tensors handed to setters are operands too.
+  for (const std::string &Tensor : Entry->Tensors) {
+    const Expr *Arg = Setters.lookup(Tensor);
+    if (!Arg || llvm::is_contained(Result.OperandNames, Tensor) ||
+        !isTensorType(Arg->getType()))
+      continue;
+    Result.Args.push_back(Arg);
+    Result.OperandNames.push_back(Tensor);
+  }
+  ApiEffect Effect = Entry->under(
+      [&](llvm::StringRef Option,
+          std::optional<bool> Default) -> std::optional<bool> {
+        for (unsigned I = 0; I < NumArgs; ++I)
+          if (Result.OperandNames[I] == Option)
+            return isa<CXXDefaultArgExpr>(Call->getArg(I))
+                       ? Default
+                       : optionValue(Call->getArg(I), AST);
+        if (const Expr *Arg = Setters.lookup(Option))
+          return optionValue(Arg, AST);
+        return Default;
+      });
+  auto PositionOf = [&](llvm::StringRef Name) -> std::optional<unsigned> {
+    for (unsigned I = 0; I < Result.OperandNames.size(); ++I)
+      if (Result.OperandNames[I] == Name && !isa<CXXDefaultArgExpr>(
+                                                Result.Args[I]))
+        return I;
+    return std::nullopt;
+  };
+  TensorCall::Saves Saves;
+  for (const std::string &Name : Effect.Writes)
+    if (std::optional<unsigned> Position = PositionOf(Name))
+      Result.Effect.WrittenArgs.push_back(*Position);
+  for (const std::string &Name : Effect.WritesGradLeaves)
+    if (std::optional<unsigned> Position = PositionOf(Name))
+      Result.WritesGradLeaves.push_back(*Position);
+  for (const std::string &Name : Effect.Saves)
+    if (std::optional<unsigned> Position = PositionOf(Name))
+      Saves.Inputs.push_back(*Position);
+  Saves.Result = Effect.SavesResult;
+  Result.MeasuredSaves = Saves;
+  if (!Effect.Returns.empty())
+    Result.Effect.ResultAliases = PositionOf(Effect.Returns);
+  return Result;
+}
+
 } // namespace
 
 bool isTensorType(QualType Type) { return isTensorRecord(recordOf(Type)); }
+
+llvm::StringRef operandName(const TensorCall &Call, unsigned Position) {
+  if (Position < Call.OperandNames.size())
+    return Call.OperandNames[Position];
+  const FunctionDecl *Callee = Call.Call->getDirectCallee();
+  if (!Callee)
+    return "";
+  bool HasObject =
+      isa<CXXMemberCallExpr>(Call.Call) ||
+      (isa<CXXOperatorCallExpr>(Call.Call) && isa<CXXMethodDecl>(Callee));
+  if (HasObject) {
+    if (Position == 0)
+      return "self";
+    --Position;
+  }
+  if (Position >= Callee->getNumParams() ||
+      !Callee->getParamDecl(Position)->getIdentifier())
+    return "";
+  return Callee->getParamDecl(Position)->getName();
+}
 
 bool isTensorListType(QualType Type) {
   const auto *Spec =
@@ -381,6 +554,8 @@ std::optional<TensorCall> resolveTensorCall(const CallExpr *Call,
   if (!Callee->getIdentifier() || !isLibtorchDecl(Callee) ||
       isa<CXXMethodDecl>(Callee))
     return std::nullopt;
+  if (std::optional<TensorCall> Api = resolveApiCall(Call, Callee))
+    return Api;
   TensorCall Result;
   Result.Call = Call;
   Result.Args.append(Call->arg_begin(), Call->arg_end());

@@ -53,6 +53,19 @@ struct TensorCall {
   SpecialOperation Special = SpecialOperation::None;
   /// Assignment into an index (`t[i] = v`, `t.index({...}) = v`).
   bool IsIndexAssignment = false;
+  /// For a call of the C++ API measured in the API effect table (Note
+  /// [Calls of the C++ API]): the name of each operand, since operands past
+  /// the call's arguments are tensors handed to its options (`.weight(w)`),
+  /// and what the call saves for backward.
+  llvm::SmallVector<std::string, 4> OperandNames;
+  struct Saves {
+    llvm::SmallVector<unsigned, 2> Inputs;
+    bool Result = false;
+  };
+  std::optional<Saves> MeasuredSaves;
+  /// Written operands the call also writes when they are leaves that
+  /// require grad (it writes under its own NoGradGuard).
+  llvm::SmallVector<unsigned, 2> WritesGradLeaves;
 
   const Expr *written(unsigned I) const { return Args[Effect.WrittenArgs[I]]; }
   /// The operand the result aliases (the base of a view, `self` of an
@@ -64,10 +77,16 @@ struct TensorCall {
   }
 };
 
-/// Resolves Call if it is a libtorch tensor operation; std::nullopt otherwise
-/// (including calls to the user's own functions).
+/// Resolves Call if it is a libtorch tensor operation, or a call of the C++
+/// API the API effect table measured; std::nullopt otherwise (including
+/// calls to the user's own functions).
 std::optional<TensorCall> resolveTensorCall(const CallExpr *Call,
                                             const OperatorTable &Table);
+
+/// The name of a TensorCall operand: the API table's name for it, else the
+/// C++ parameter's name ("self" for the object of a method call); empty
+/// when the callee does not name it.
+llvm::StringRef operandName(const TensorCall &Call, unsigned Position);
 
 /// Views that permute their input's strides (`t`, `transpose`, `permute`,
 /// `mT`, ...): on a tensor with two dimensions larger than one the result is

@@ -108,12 +108,26 @@ void NegativeSavedUnderNoGrad() {
   (y * x).sum().backward();
 }
 
+// The caller differentiates what forward returns (Note [A module's forward
+// is differentiated]), so the in-place write into sigmoid's saved output
+// makes its backward throw.
 struct Mlp : torch::nn::Module {
   torch::nn::Linear fc{nullptr};
   torch::Tensor forward(torch::Tensor x) {
     x = torch::sigmoid(fc->forward(x));
     x.mul_(2);
+    // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'mul_' writes in place into {{.*}}'x', which 'sigmoid' saved for backward
     return x;
+  }
+};
+
+// Negative: forward writes its result before anything saves it.
+struct Scaled : torch::nn::Module {
+  torch::nn::Linear fc{nullptr};
+  torch::Tensor forward(torch::Tensor x) {
+    auto h = fc->forward(x);
+    h.mul_(2);
+    return torch::sigmoid(h);
   }
 };
 

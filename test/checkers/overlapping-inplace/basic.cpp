@@ -157,10 +157,12 @@ void PositiveTwoWrittenArguments(torch::Tensor state) {
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: operand 'state' of '_amp_update_scale_' is the same tensor as its destination 'state'; no run-time check covers this
 }
 
-void FixmeBatchNormRunningStats(const torch::Tensor &input, torch::Tensor stats) {
-  // FIXME: should warn. libtorch 1.13.1's schema does not mark running_mean
-  // as written (later releases do), so the built-in table cannot see it.
+void PositiveBatchNormRunningStats(const torch::Tensor &input, torch::Tensor stats) {
+  // libtorch 1.13.1's schema does not mark running_mean as written; the
+  // measured API effect table does (checks/data/libtorch-api-effects.json).
   at::batch_norm(input, stats, stats, stats, stats, true, 0.1, 1e-5, false);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: weight 'stats' of 'batch_norm' is the same tensor as the argument 'running_mean' it also writes 'stats'; no run-time check covers this
+  // CHECK-FIXES: at::batch_norm(input, stats.clone(), stats, stats, stats, true, 0.1, 1e-5, false);
 }
 
 // Negative: disjoint slices of one buffer.

@@ -197,7 +197,47 @@ TORCH_MODULE(ModuleList);
 namespace init {
 Tensor uniform_(Tensor tensor, double low = 0, double high = 1);
 Tensor zeros_(Tensor tensor);
+Tensor normal_(Tensor tensor, double mean = 0, double std = 1);
+Tensor constant_(Tensor tensor, Scalar value);
+Tensor xavier_uniform_(Tensor tensor, double gain = 1.0);
 } // namespace init
+// torch/nn/options/*.h and torch/nn/functional/*.h: TORCH_ARG setters return
+// the options; the functional forms are inline functions.
+struct ReLUOptions {
+  ReLUOptions(bool inplace = false);
+  ReLUOptions &inplace(const bool &new_inplace);
+};
+struct DropoutOptions {
+  DropoutOptions(double p = 0.5);
+  DropoutOptions &p(const double &new_p);
+  DropoutOptions &inplace(const bool &new_inplace);
+};
+namespace functional {
+using ReLUFuncOptions = ReLUOptions;
+struct DropoutFuncOptions {
+  DropoutFuncOptions &p(const double &new_p);
+  DropoutFuncOptions &training(const bool &new_training);
+  DropoutFuncOptions &inplace(const bool &new_inplace);
+};
+struct BatchNormFuncOptions {
+  BatchNormFuncOptions &weight(const Tensor &new_weight);
+  BatchNormFuncOptions &bias(const Tensor &new_bias);
+  BatchNormFuncOptions &training(const bool &new_training);
+  BatchNormFuncOptions &momentum(const c10::optional<double> &new_momentum);
+  BatchNormFuncOptions &eps(const double &new_eps);
+};
+struct EmbeddingFuncOptions {
+  EmbeddingFuncOptions &padding_idx(const c10::optional<int64_t> &new_padding_idx);
+  EmbeddingFuncOptions &max_norm(const c10::optional<double> &new_max_norm);
+};
+inline Tensor relu(Tensor input, const ReLUFuncOptions &options = {});
+inline Tensor dropout(Tensor input, const DropoutFuncOptions &options = {});
+inline Tensor batch_norm(const Tensor &input, const Tensor &running_mean,
+                         const Tensor &running_var,
+                         const BatchNormFuncOptions &options = {});
+inline Tensor embedding(const Tensor &input, const Tensor &weight,
+                        const EmbeddingFuncOptions &options = {});
+} // namespace functional
 namespace utils {
 double clip_grad_norm_(std::vector<Tensor> parameters, double max_norm,
                        double norm_type = 2.0, bool error_if_nonfinite = false);
