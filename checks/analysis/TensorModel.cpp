@@ -277,7 +277,7 @@ std::optional<bool> optionValue(const Expr *Arg, const ASTContext &AST) {
 bool isOptionsArgument(const Expr *Arg) {
   const CXXRecordDecl *Record = recordOf(Arg->getType());
   return Record && Record->getIdentifier() && isLibtorchDecl(Record) &&
-         Record->getName().ends_with("Options");
+         compat::endsWith(Record->getName(), "Options");
 }
 
 std::optional<TensorCall> resolveApiCall(const CallExpr *Call,
