@@ -13,13 +13,14 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "GenericCalls.h"
+
 #include <torch/csrc/autograd/autograd.h>
 #include <torch/csrc/autograd/variable.h>
 #include <torch/nn.h>
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -30,6 +31,7 @@
 #include <utility>
 #include <vector>
 
+using namespace torchalias::tablegen;
 namespace F = torch::nn::functional;
 namespace nn = torch::nn;
 
@@ -719,30 +721,15 @@ int main(int Argc, char **Argv) {
       "Measures what libtorch's C++ functions and module forwards write and "
       "save\n");
   at::set_num_threads(1);
-  std::error_code EC;
-  llvm::raw_fd_ostream OS(OutputPath, EC, llvm::sys::fs::OF_Text);
-  if (EC) {
-    llvm::errs() << "error: cannot write '" << OutputPath
-                 << "': " << EC.message() << "\n";
-    return 1;
-  }
-  std::vector<Entry> All = entries();
-  OS << "{\"format\": 1, \"libtorch\": " << llvm::json::Value(LibtorchVersion)
-     << ", \"operators\": [\n";
-  for (size_t I = 0; I < All.size(); ++I) {
-    llvm::json::Object Measured;
+  std::vector<llvm::json::Object> Measured;
+  for (const Entry &E : entries()) {
     try {
-      Measured = measure(All[I]);
-    } catch (const std::exception &E) {
-      llvm::errs() << "error: measuring '" << All[I].Api
-                   << "' failed: " << llvm::StringRef(E.what()).take_until(
-                                          [](char C) { return C == '\n'; })
-                   << "\n";
+      Measured.push_back(measure(E));
+    } catch (const std::exception &Error) {
+      llvm::errs() << "error: measuring '" << E.Api
+                   << "' failed: " << firstLine(Error) << "\n";
       return 1;
     }
-    OS << llvm::json::Value(std::move(Measured))
-       << (I + 1 < All.size() ? ",\n" : "\n");
   }
-  OS << "]}\n";
-  return 0;
+  return writeFactTable(OutputPath, LibtorchVersion, Measured, {}) ? 0 : 1;
 }
