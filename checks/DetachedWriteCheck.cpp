@@ -1,7 +1,10 @@
 //===- DetachedWriteCheck.cpp - libtorch-detached-write -------------------===//
 
 #include "DetachedWriteCheck.h"
+#include "Compat.h"
 #include "IntendedWrites.h"
+#include "ModuleState.h"
+#include "ParameterSharing.h"
 #include "SavedTensors.h"
 
 #include "clang/AST/ASTContext.h"
@@ -9,6 +12,8 @@
 #include "clang/AST/ParentMap.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Lexer.h"
+
+#include <functional>
 
 using namespace clang::ast_matchers;
 
@@ -35,25 +40,61 @@ static bool writesGradLeaf(const WriteEvent &Write, const OperatorTable &Ops) {
   });
 }
 
+/// Whether Body calls a module and a backward: what the rule on module
+/// state needs before it builds anything.
+static bool callsModuleAndBackward(const Stmt *Body) {
+  bool Module = false, Backward = false;
+  std::function<void(const Stmt *)> Visit = [&](const Stmt *S) {
+    if (!S || (Module && Backward))
+      return;
+    if (const auto *Call = dyn_cast<CallExpr>(S)) {
+      Module |= moduleCallOf(Call).has_value();
+      const FunctionDecl *Callee = Call->getDirectCallee();
+      Backward |=
+          Callee && Callee->getIdentifier() &&
+          (Callee->getName() == "backward" || Callee->getName() == "grad");
+    }
+    for (const Stmt *Child : S->children())
+      Visit(Child);
+  };
+  Visit(Body);
+  return Module && Backward;
+}
+
 void DetachedWriteCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *Function = matchedFunction(Result);
-  const FunctionAliasAnalysis *Analysis = analyze(Function, *Result.Context);
-  if (!Analysis)
+  if (!Function)
     return;
   std::unique_ptr<AutogradAnalysis> Autograd;
-  WriteChains Chains;
-  for (const WriteEvent &Write : Analysis->writes()) {
-    if (!mayReachSavedTensor(Write) || Chains.continuesReported(Write))
-      continue;
+  auto Facts = [&]() -> AutogradAnalysis & {
     if (!Autograd)
       Autograd = std::make_unique<AutogradAnalysis>(
           *Function, *Result.Context, &table(),
           SavedTensorTable::builtin().get());
-    if (Write.Value.Rel == Relation::Detached)
-      checkDetachedWrite(Write, *Autograd, *Result.Context);
-    else
-      checkInPlaceWrite(Write, *Autograd);
+    return *Autograd;
+  };
+  llvm::DenseSet<const Expr *> Reported;
+  if (const FunctionAliasAnalysis *Analysis =
+          analyze(Function, *Result.Context)) {
+    WriteChains Chains;
+    for (const WriteEvent &Write : Analysis->writes()) {
+      if (!mayReachSavedTensor(Write) || Chains.continuesReported(Write))
+        continue;
+      bool Found = Write.Value.Rel == Relation::Detached
+                       ? checkDetachedWrite(Write, Facts(), *Result.Context)
+                       : checkInPlaceWrite(Write, Facts());
+      if (Found)
+        Reported.insert(Write.Call);
+    }
   }
+  if (callsModuleAndBackward(Function->getBody()))
+    checkModuleStateWrites(*Function, Facts(), Reported, *Result.Context);
+  checkSequentialOrder(*Function);
+}
+
+void DetachedWriteCheck::onEndOfTranslationUnit() {
+  Modules.reset();
+  AliasCheckBase::onEndOfTranslationUnit();
 }
 
 // Note [Detached writes]
@@ -70,12 +111,12 @@ void DetachedWriteCheck::check(const MatchFinder::MatchResult &Result) {
 // when the operation may have saved the tensor (the message says which);
 // `detach()` and direct writes, whose message says that backward throws,
 // only when it certainly did.
-void DetachedWriteCheck::checkDetachedWrite(const WriteEvent &Write,
+bool DetachedWriteCheck::checkDetachedWrite(const WriteEvent &Write,
                                             const AutogradAnalysis &Autograd,
                                             ASTContext &AST) {
   const AliasValue &Value = Write.Value;
   if (Autograd.isParameterUpdate(Write.Call))
-    return;
+    return false;
   bool ThroughData = Value.AliasOperator == "data";
   const ValueDecl *Root = Value.Root;
   const SavedTensor *Save =
@@ -84,7 +125,7 @@ void DetachedWriteCheck::checkDetachedWrite(const WriteEvent &Write,
 
   if (ThroughData) {
     if (!Save)
-      return;
+      return false;
     diag(Loc, "'%0' writes through 'data()' into %1, which '%2' "
               "%select{may have saved|saved}3 for backward; 'data()' does not "
               "share the version counter, so backward computes wrong "
@@ -93,7 +134,7 @@ void DetachedWriteCheck::checkDetachedWrite(const WriteEvent &Write,
         << Save->Definite;
     addAliasNotes(Write);
     noteSave(*Save);
-    return;
+    return true;
   }
 
   const auto *Param = dyn_cast<ParmVarDecl>(Root);
@@ -102,7 +143,7 @@ void DetachedWriteCheck::checkDetachedWrite(const WriteEvent &Write,
                  !Param->getType().getNonReferenceType().isConstQualified());
   bool ReadAfter = Write.Owner->isReferencedAfter(Write, Root);
   if (!Save && !CallerInput && !ReadAfter)
-    return;
+    return false;
   std::optional<FixItHint> Fix = cloneAtDetach(Write, AST);
   if (Save)
     diag(Loc, "'%0' writes through 'detach()' into %1, which '%2' saved for "
@@ -120,6 +161,7 @@ void DetachedWriteCheck::checkDetachedWrite(const WriteEvent &Write,
   addAliasNotes(Write);
   if (Save)
     noteSave(*Save);
+  return true;
 }
 
 // Note [In-place writes into saved tensors]
@@ -131,10 +173,10 @@ void DetachedWriteCheck::checkDetachedWrite(const WriteEvent &Write,
 // follow the backward of the step they belong to. A leaf that requires grad
 // is left alone: outside a no-grad scope the write itself throws ("a leaf
 // Variable that requires grad is being used in an in-place operation").
-void DetachedWriteCheck::checkInPlaceWrite(const WriteEvent &Write,
+bool DetachedWriteCheck::checkInPlaceWrite(const WriteEvent &Write,
                                            const AutogradAnalysis &Autograd) {
   if (!Autograd.hasBackward() || Autograd.isParameterUpdate(Write.Call))
-    return;
+    return false;
   const SavedTensor *Save =
       Autograd.savedFor(Write.Value.Root, Write.Call, /*DefiniteOnly=*/true);
   // A leaf that requires grad refuses the write itself, with another error,
@@ -142,7 +184,7 @@ void DetachedWriteCheck::checkInPlaceWrite(const WriteEvent &Write,
   // max-norm renormalisation of `embedding`); a saved result is no leaf.
   if (!Save || (!Save->IsResult && Autograd.requiresGrad(Write.Value.Root) &&
                 !writesGradLeaf(Write, table())))
-    return;
+    return false;
   diag(Write.Call->getExprLoc(),
        "'%0' writes in place into %1, which '%2' saved for backward; backward "
        "throws 'one of the variables needed for gradient computation has "
@@ -150,6 +192,222 @@ void DetachedWriteCheck::checkInPlaceWrite(const WriteEvent &Write,
       << Write.Operator << describeRoot(Write.Value) << Save->Operator;
   addAliasNotes(Write);
   noteSave(*Save);
+  return true;
+}
+
+// Note [Module state written before backward]
+// A module call saves some of the module's parameters and buffers for the
+// backward of its result (ModuleStateAnalysis::savedBy: Linear its weight,
+// a user's module what its forward's operations save). Weight clipping,
+// renormalisation or a setter that writes that state in place after the
+// forward and before that backward breaks it like any other write into a
+// saved tensor: through `.data()` backward silently uses the new values,
+// through `detach()`, or directly under a NoGradGuard, it throws. The
+// parameter-update idiom exempts such writes from the rules above because
+// it belongs after the backward; here the order shows it does not. So does
+// an optimizer's step (Note [Optimizer steps]). A direct write outside a
+// no-grad scope is left alone unless it is into a registered buffer: a
+// parameter is a leaf that requires grad, and autograd refuses that write
+// at once. The write is
+// reported where it is, or, when a function of the translation unit makes
+// it, at the backward that needs the state, with notes at the call and the
+// write.
+void DetachedWriteCheck::checkModuleStateWrites(
+    const FunctionDecl &Function, const AutogradAnalysis &Autograd,
+    const llvm::DenseSet<const Expr *> &Reported, ASTContext &AST) {
+  const std::vector<ModuleSave> &Saves = Autograd.moduleSaves();
+  if (Saves.empty())
+    return;
+  if (!Modules)
+    Modules = std::make_unique<ModuleStateAnalysis>(table());
+  const SourceManager &SM = AST.getSourceManager();
+  llvm::DenseSet<const Expr *> Done;
+  for (const ModuleStateWrite &Write : Modules->writesIn(&Function)) {
+    // A parameter (a leaf that requires grad) written directly with grad
+    // on is refused at once; a buffer is not.
+    bool AllowedWrite = Write.ThroughData || Write.ThroughDetach ||
+                        Write.InNoGradScope ||
+                        (Write.Member && isRegisteredBuffer(Write.Member));
+    if (Reported.count(Write.Call) || Done.count(Write.Call) || !AllowedWrite)
+      continue;
+    // The latest module call before the write whose saved state it reaches
+    // and whose backward follows it.
+    for (const ModuleSave &Save : llvm::reverse(Saves)) {
+      if (!SM.isBeforeInTranslationUnit(Save.Call.Call->getEndLoc(),
+                                        Write.Call->getBeginLoc()) ||
+          !Modules->reachesSavedState(Write, Save.Call))
+        continue;
+      if (std::optional<SourceLocation> Backward =
+              Autograd.backwardNeeding(Save, Write.Call)) {
+        reportModuleStateWrite(Write, Save, *Backward, AST);
+        Done.insert(Write.Call);
+        break;
+      }
+    }
+  }
+}
+
+/// "member 'inv_temp_'", "member 'weight' of 'out'", "the parameters of
+/// 'critic'".
+static std::string describeModuleState(const ModuleStateWrite &Write) {
+  std::string Owner;
+  if (Write.Instance.Of == ModuleInstance::Kind::Variable &&
+      Write.Instance.Variable->getIdentifier())
+    Owner = ("'" + Write.Instance.Variable->getName() + "'").str();
+  if (Write.Member) {
+    std::string Text = ("member '" + Write.Member->getName() + "'").str();
+    return Owner.empty() ? Text : Text + " of " + Owner;
+  }
+  if (!Owner.empty())
+    return "the parameters of " + Owner;
+  return Write.Module && Write.Module->getIdentifier()
+             ? ("the parameters of a '" + Write.Module->getName() + "'").str()
+             : "the parameters of a module";
+}
+
+/// The C++ spelling of a writing call (`clamp_`, `operator=`) or the name
+/// of the function called.
+static std::string writerName(const Expr *Call, const OperatorTable &Table) {
+  const auto *AsCall = dyn_cast<CallExpr>(Call);
+  if (!AsCall)
+    return "";
+  if (std::optional<TensorCall> Tensor = resolveTensorCall(AsCall, Table))
+    return Tensor->Spelling;
+  const FunctionDecl *Callee = AsCall->getDirectCallee();
+  return Callee ? Callee->getNameAsString() : "";
+}
+
+void DetachedWriteCheck::reportModuleStateWrite(const ModuleStateWrite &Write,
+                                                const ModuleSave &Save,
+                                                SourceLocation Backward,
+                                                ASTContext &AST) {
+  std::string State = describeModuleState(Write);
+  bool Plural = !Write.Member;
+  unsigned Through = Write.ThroughData ? 0 : Write.ThroughDetach ? 1 : 2;
+  std::string Module =
+      sourceText(Save.Call.Module, AST.getSourceManager(), getLangOpts());
+  if (const ModuleInstance Called = moduleInstanceOf(Save.Call.Module);
+      Called.Of == ModuleInstance::Kind::Variable &&
+      Called.Variable->getIdentifier())
+    Module = Called.Variable->getName().str();
+  static constexpr llvm::StringLiteral Consequence =
+      "%select{'data()' does not share the version counter, so backward "
+      "computes wrong gradients without an error|backward throws 'one of the "
+      "variables needed for gradient computation has been modified by an "
+      "inplace operation'}";
+  bool Direct = Write.Site == Write.Call;
+  if (Direct) {
+    diag(Write.Site->getExprLoc(),
+         ("'%0' writes %select{through 'data()' |through 'detach()' |}1into "
+          "%2 between the forward of '%3' that saved %select{it|them}4 and the "
+          "backward that needs %select{it|them}4; " +
+          Consequence + "5")
+             .str())
+        << writerName(Write.Site, table()) << Through << State << Module
+        << Plural << !Write.ThroughData;
+  } else {
+    diag(Backward,
+         ("backward needs %0 as the forward of '%1' saved %select{it|them}2, "
+          "but '%3' wrote %select{it|them}2 in place %select{through 'data()' "
+          "|through 'detach()' |}4after that forward; " +
+          Consequence + "5")
+             .str())
+        << State << Module << Plural << writerName(Write.Call, table())
+        << Through << !Write.ThroughData;
+    diag(Write.Call->getExprLoc(),
+         "'%0' is called here, between the forward and the backward",
+         DiagnosticIDs::Note)
+        << writerName(Write.Call, table());
+    diag(Write.Site->getExprLoc(), "'%0' writes %1 in place here",
+         DiagnosticIDs::Note)
+        << writerName(Write.Site, table()) << State;
+  }
+  diag(Save.Call.Call->getExprLoc(),
+       "the forward of '%0' saves %select{it|them}1 for backward here",
+       DiagnosticIDs::Note)
+      << Module << Plural;
+  if (Direct)
+    diag(Backward, "the backward that needs %select{it|them}0 runs here",
+         DiagnosticIDs::Note)
+        << Plural;
+}
+
+// Note [In-place modules in a Sequential]
+// A Sequential passes each module's output to the next one. A module that
+// writes its input in place (`Dropout(DropoutOptions(0.25).inplace(true))`)
+// right after one that saved its output for backward (`LeakyReLU` with
+// `inplace(true)`, which saves what it wrote; `ReLU`, `Sigmoid`, `Tanh`,
+// `Softmax`, which save their result) makes the Sequential's backward throw.
+// What each module writes and saves is the API effect table's, under the
+// options it is built with (Note [Module calls]); `Linear`, `Conv2d` or
+// `BatchNorm2d` save their input, not their output, so an in-place
+// activation after them is fine.
+void DetachedWriteCheck::checkSequentialOrder(const FunctionDecl &Function) {
+  std::function<void(const Stmt *)> Visit = [&](const Stmt *S) {
+    if (!S)
+      return;
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(S))
+      if (const CXXRecordDecl *Impl = moduleImplOf(Construct->getType());
+          Impl && Impl->getIdentifier() &&
+          Impl->getName() == "SequentialImpl" && isLibtorchDecl(Impl))
+        checkSequential(*Construct);
+    for (const Stmt *Child : S->children())
+      Visit(Child);
+  };
+  Visit(Function.getBody());
+  if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(&Function))
+    for (const CXXCtorInitializer *Init : Ctor->inits())
+      if (Init->isWritten())
+        Visit(Init->getInit());
+}
+
+/// The class name a module is known by: `LeakyReLU` for LeakyReLUImpl.
+static std::string moduleName(const CXXRecordDecl *Impl) {
+  llvm::StringRef Name = Impl->getName();
+  return (compat::endsWith(Name, "Impl") ? Name.drop_back(4) : Name).str();
+}
+
+void DetachedWriteCheck::checkSequential(const CXXConstructExpr &Sequential) {
+  struct Stage {
+    const Expr *Module = nullptr;
+    const CXXRecordDecl *Impl = nullptr;
+    std::optional<ApiEffect> Effect;
+  };
+  llvm::SmallVector<Stage, 8> Stages;
+  for (const Expr *Arg : Sequential.arguments()) {
+    if (isa<CXXDefaultArgExpr>(Arg))
+      continue;
+    Stage S;
+    S.Module = skipModuleHandleCopies(Arg);
+    S.Impl = moduleImplOf(Arg->getType());
+    if (S.Impl) {
+      // A module variable is built where it is declared.
+      llvm::SmallVector<const Expr *, 2> Built = moduleConstructions(S.Module);
+      if (Built.empty() && !isa<DeclRefExpr>(S.Module))
+        Built.push_back(S.Module);
+      S.Effect = moduleForwardEffect(S.Impl, Built);
+    }
+    Stages.push_back(std::move(S));
+  }
+  auto SavesOutput = [](const ApiEffect &Effect) {
+    return Effect.SavesResult || (Effect.writes("input") &&
+                                  llvm::is_contained(Effect.Saves, "input"));
+  };
+  for (unsigned I = 1; I < Stages.size(); ++I) {
+    const Stage &Before = Stages[I - 1], &After = Stages[I];
+    if (!Before.Effect || !After.Effect || !SavesOutput(*Before.Effect) ||
+        !After.Effect->writes("input"))
+      continue;
+    diag(After.Module->getBeginLoc(),
+         "'%0' writes its input in place, the output of '%1', which '%1' "
+         "saved for backward; backward through this Sequential throws 'one "
+         "of the variables needed for gradient computation has been modified "
+         "by an inplace operation'")
+        << moduleName(After.Impl) << moduleName(Before.Impl);
+    diag(Before.Module->getBeginLoc(), "'%0' saves its output for backward",
+         DiagnosticIDs::Note)
+        << moduleName(Before.Impl);
+  }
 }
 
 void DetachedWriteCheck::noteSave(const SavedTensor &Save) {

@@ -22,15 +22,29 @@ public:
     return LangOpts.CPlusPlus17;
   }
   void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
+  void onEndOfTranslationUnit() override;
 
 private:
-  void checkDetachedWrite(const WriteEvent &Write,
+  /// Each returns whether it reported Write.
+  bool checkDetachedWrite(const WriteEvent &Write,
                           const AutogradAnalysis &Autograd, ASTContext &AST);
-  void checkInPlaceWrite(const WriteEvent &Write,
+  bool checkInPlaceWrite(const WriteEvent &Write,
                          const AutogradAnalysis &Autograd);
+  void checkModuleStateWrites(const FunctionDecl &Function,
+                              const AutogradAnalysis &Autograd,
+                              const llvm::DenseSet<const Expr *> &Reported,
+                              ASTContext &AST);
+  void checkSequentialOrder(const FunctionDecl &Function);
+  void checkSequential(const CXXConstructExpr &Sequential);
+  void reportModuleStateWrite(const ModuleStateWrite &Write,
+                              const ModuleSave &Save, SourceLocation Backward,
+                              ASTContext &AST);
   void noteSave(const SavedTensor &Save);
   std::optional<FixItHint> cloneAtDetach(const WriteEvent &Write,
                                          ASTContext &AST);
+
+  /// The module facts of the current translation unit.
+  std::unique_ptr<ModuleStateAnalysis> Modules;
 };
 
 } // namespace clang::tidy::libtorch

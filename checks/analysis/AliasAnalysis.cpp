@@ -258,13 +258,6 @@ const ValueDecl *objectDecl(const Expr *E) {
   return nullptr;
 }
 
-bool isSummarizable(const FunctionDecl *Callee, const ASTContext &AST) {
-  // Members of std classes too: their namespace is the class's.
-  return Callee && Callee->hasBody() && !isLibtorchDecl(Callee) &&
-         !Callee->getEnclosingNamespaceContext()->isStdNamespace() &&
-         !AST.getSourceManager().isInSystemHeader(Callee->getLocation());
-}
-
 /// `lhs = rhs` that rebinds a tracked handle (the lvalue `operator=`, not
 /// the rvalue one that writes into an index): the left-hand side.
 const Expr *rebindingTarget(const Stmt *S) {
@@ -303,6 +296,13 @@ const VarDecl *reboundVariable(const Stmt *S) {
 }
 
 } // namespace
+
+bool isSummarizable(const FunctionDecl *Callee, const ASTContext &AST) {
+  // Members of std classes too: their namespace is the class's.
+  return Callee && Callee->hasBody() && !isLibtorchDecl(Callee) &&
+         !Callee->getEnclosingNamespaceContext()->isStdNamespace() &&
+         !AST.getSourceManager().isInSystemHeader(Callee->getLocation());
+}
 
 bool isStoringMethod(const CXXMethodDecl *Method) {
   static constexpr llvm::StringLiteral Storing[] = {

@@ -345,6 +345,11 @@ private:
 /// unit. The dataflow runs only on functions for which this holds.
 bool mayWriteTensors(const Stmt *Body, const OperatorTable &Table);
 
+/// Whether Callee is a function of the user's code with a body here, so that
+/// it has a summary: not libtorch's, not the standard library's, not in a
+/// system header.
+bool isSummarizable(const FunctionDecl *Callee, const ASTContext &AST);
+
 /// A method of a standard container that keeps its argument (`push_back`,
 /// `insert`, `emplace`, ...).
 bool isStoringMethod(const CXXMethodDecl *Method);

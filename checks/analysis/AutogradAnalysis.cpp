@@ -1,6 +1,7 @@
 //===- AutogradAnalysis.cpp - what autograd still needs in one function ---===//
 
 #include "AutogradAnalysis.h"
+#include "ModuleState.h"
 #include "ParameterSharing.h"
 #include "SavedTensors.h"
 #include "TensorModel.h"
@@ -130,7 +131,9 @@ bool disablesGrad(const VarDecl *Guard, llvm::StringRef Name) {
   return Name == "AutoGradMode" ? !Enabled : Enabled;
 }
 
-bool isGradModeGuard(const Stmt *S) {
+} // namespace
+
+bool declaresNoGradGuard(const Stmt *S) {
   const auto *Decl = dyn_cast<DeclStmt>(S);
   if (!Decl)
     return false;
@@ -142,6 +145,8 @@ bool isGradModeGuard(const Stmt *S) {
         return true;
   return false;
 }
+
+namespace {
 
 /// Whether an argument of this type can be a tensor: anything but a number
 /// or a c10::Scalar (`x * 2`, `x.pow(2)`).
@@ -242,7 +247,8 @@ void AutogradAnalysis::collect(const Stmt *S) {
   if (const auto *Decl = dyn_cast<DeclStmt>(S)) {
     for (const auto *D : Decl->decls())
       if (const auto *Var = dyn_cast<VarDecl>(D);
-          Var && Var->getInit() && isTensorType(Var->getType())) {
+          Var && Var->getInit() &&
+          (isTensorType(Var->getType()) || isTensorListType(Var->getType()))) {
         collectReads(Var->getInit(), Var, Var->getLocation());
         if (containsGradRequest(Var->getInit()))
           RequiresGrad.insert(Var);
@@ -351,7 +357,7 @@ bool AutogradAnalysis::isInNoGradScope(const Expr *Write) const {
       for (const Stmt *Child : Block->body()) {
         if (Child == Current)
           break;
-        if (isGradModeGuard(Child))
+        if (declaresNoGradGuard(Child))
           return true;
       }
     Current = Parent;
@@ -384,6 +390,10 @@ void AutogradAnalysis::collectSaves(const Stmt *S) {
 }
 
 void AutogradAnalysis::recordSave(const CallExpr *Call) {
+  if (std::optional<ModuleCall> Module = moduleCallOf(Call))
+    if (!isInNoGradScope(Call) && !isDetachedOnItsWay(Call))
+      if (const ValueDecl *Consumer = consumerOf(Call))
+        ModuleSaves.push_back({*Module, Consumer});
   std::optional<TensorCall> Tensor = resolveTensorCall(Call, *Ops);
   if (!Tensor || Tensor->Special != SpecialOperation::None ||
       !Tensor->Effect.OutArgs.empty())
@@ -407,6 +417,10 @@ void AutogradAnalysis::recordSave(const CallExpr *Call) {
                       isPartOfGraph(Tensor->Args[I], Call->getBeginLoc()));
   if (!llvm::is_contained(InGraph, true))
     return;
+  for (unsigned Position : What.Inputs)
+    if (const auto *Field =
+            dyn_cast_or_null<FieldDecl>(viewedDecl(Tensor->Args[Position])))
+      SavedMembers.insert(Field);
   const ValueDecl *Consumer = consumerOf(Call);
   if (!Consumer)
     if (const Expr *Self = Tensor->aliasedArgument())
@@ -415,6 +429,10 @@ void AutogradAnalysis::recordSave(const CallExpr *Call) {
     return;
 
   unsigned TensorOperands = llvm::count(MayHold, true);
+  // A measured call of the C++ API is named as it is spelled (`cls_head`,
+  // `embedding`), an operator by the table.
+  const std::string &Saver =
+      Tensor->MeasuredSaves ? Tensor->Spelling : Tensor->Effect.Operator;
   for (unsigned Position : What.Inputs) {
     const ValueDecl *Input = viewedDecl(Tensor->Args[Position]);
     if (!Input)
@@ -422,12 +440,23 @@ void AutogradAnalysis::recordSave(const CallExpr *Call) {
     bool OtherInGraph = false;
     for (unsigned I = 0; I < InGraph.size(); ++I)
       OtherInGraph |= I != Position && InGraph[I];
-    Saves.push_back({Call, Tensor->Effect.Operator, Input, /*IsResult=*/false,
+    Saves.push_back({Call, Saver, Input, /*IsResult=*/false,
                      OtherInGraph || TensorOperands == 1, Consumer});
   }
   if (What.Result && ResultHolders.lookup(Call) == Consumer)
-    Saves.push_back({Call, Tensor->Effect.Operator, Consumer,
-                     /*IsResult=*/true, /*Definite=*/true, Consumer});
+    Saves.push_back({Call, Saver, Consumer, /*IsResult=*/true,
+                     /*Definite=*/true, Consumer});
+}
+
+bool AutogradAnalysis::isDetachedOnItsWay(const CallExpr *Call) const {
+  // `detach()` and `data()` take no argument: the call is in their object.
+  for (const Stmt *Parent = Parents.getParent(Call);
+       isa_and_nonnull<Expr>(Parent); Parent = Parents.getParent(Parent))
+    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Parent);
+        Member &&
+        (calleeName(Member) == "detach" || calleeName(Member) == "data"))
+      return true;
+  return false;
 }
 
 bool AutogradAnalysis::isPartOfGraph(const Expr *E,
@@ -513,18 +542,34 @@ bool AutogradAnalysis::dependsOn(
 
 /// A save of an input ends where the variable is assigned a new tensor, its
 /// own statement included (`x = x * w` saves the old `x`); a saved result
-/// ends at an assignment after the one that defined it.
+/// ends at an assignment after the one that defined it. A write inside the
+/// assignment's right-hand side (`attn = drop(attn)`) runs before it.
 bool AutogradAnalysis::isReboundBetween(const SavedTensor &Save,
                                         const Expr *Write) const {
   SourceLocation Saver = Save.Saver->getBeginLoc();
   return llvm::any_of(Rebinds, [&](const auto &Rebind) {
     const auto &[Tensor, Range] = Rebind;
     if (Tensor != Save.Tensor ||
-        !isBefore(Range.getBegin(), Write->getBeginLoc()))
+        !isBefore(Range.getEnd(), Write->getBeginLoc()))
       return false;
     return Save.IsResult ? isBefore(Saver, Range.getBegin())
                          : isBefore(Saver, Range.getEnd());
   });
+}
+
+std::optional<SourceLocation>
+AutogradAnalysis::backwardNeeding(const ModuleSave &Save,
+                                  const Expr *After) const {
+  for (const auto &[Where, Roots] : BackwardRoots) {
+    if (!isBefore(After->getEndLoc(), Where))
+      continue;
+    for (const ValueDecl *From : Roots) {
+      llvm::DenseSet<const ValueDecl *> Seen;
+      if (dependsOn(From, Save.Consumer, Seen))
+        return Where;
+    }
+  }
+  return std::nullopt;
 }
 
 const SavedTensor *AutogradAnalysis::savedFor(const ValueDecl *Root,

@@ -43,14 +43,17 @@
 #ifndef TORCHALIAS_ANALYSIS_AUTOGRADANALYSIS_H
 #define TORCHALIAS_ANALYSIS_AUTOGRADANALYSIS_H
 
+#include "ModuleState.h"
+
 #include "clang/AST/Decl.h"
 #include "clang/AST/Expr.h"
+#include "clang/AST/ParentMap.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
 
-#include "clang/AST/ParentMap.h"
-
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -74,6 +77,18 @@ struct SavedTensor {
   const ValueDecl *Consumer = nullptr;
 };
 
+/// A module call whose forward saved the module's state for a backward
+/// (ModuleStateAnalysis::savedBy says which), made with grad mode on.
+struct ModuleSave {
+  ModuleCall Call;
+  /// The variable the call's result flows into.
+  const ValueDecl *Consumer = nullptr;
+};
+
+/// Whether S declares a guard that disables grad mode (`NoGradGuard`,
+/// `AutoGradMode(false)`, `InferenceMode`) for the rest of its block.
+bool declaresNoGradGuard(const Stmt *S);
+
 class AutogradAnalysis {
 public:
   /// Without tables, nothing is known to be saved (savedFor is always null).
@@ -86,6 +101,20 @@ public:
   /// call's result; with DefiniteOnly, only a Definite one.
   const SavedTensor *savedFor(const ValueDecl *Root, const Expr *Write,
                               bool DefiniteOnly) const;
+
+  /// The members of a class that an operation of the function saved for
+  /// backward, whatever its result flows into.
+  const llvm::SmallPtrSetImpl<const FieldDecl *> &savedMembers() const {
+    return SavedMembers;
+  }
+
+  /// The module calls of the function whose result flows into a variable,
+  /// in source order, when a backward follows somewhere.
+  const std::vector<ModuleSave> &moduleSaves() const { return ModuleSaves; }
+  /// Where the first backward after After that starts from a tensor
+  /// computed from Save's result runs.
+  std::optional<SourceLocation> backwardNeeding(const ModuleSave &Save,
+                                                const Expr *After) const;
 
   /// A module parameter or a tensor made to require grad.
   bool requiresGrad(const ValueDecl *Root) const;
@@ -113,6 +142,9 @@ private:
   void collectSaves(const Stmt *S);
   void recordSave(const CallExpr *Call);
   bool isPartOfGraph(const Expr *E, SourceLocation Before) const;
+  /// The call's result reaches its consumer through `detach()` or `data()`,
+  /// out of the graph.
+  bool isDetachedOnItsWay(const CallExpr *Call) const;
   const ValueDecl *consumerOf(const CallExpr *Call);
   const Expr *stripViews(const Expr *E) const;
   const ValueDecl *viewedDecl(const Expr *E) const;
@@ -141,6 +173,8 @@ private:
   const OperatorTable *Ops;
   const SavedTensorTable *Saved;
   std::vector<SavedTensor> Saves;
+  llvm::SmallPtrSet<const FieldDecl *, 4> SavedMembers;
+  std::vector<ModuleSave> ModuleSaves;
   /// Saving calls whose whole result (or a view of it) a variable holds.
   llvm::DenseMap<const CallExpr *, const ValueDecl *> ResultHolders;
   llvm::SmallVector<SourceRange, 4> ParameterLoops;

@@ -3,6 +3,7 @@
 #include "TensorModel.h"
 #include "ApiEffects.h"
 #include "Compat.h"
+#include "ModuleState.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
@@ -347,7 +348,171 @@ std::optional<TensorCall> resolveApiCall(const CallExpr *Call,
   return Result;
 }
 
+// Note [Module calls]
+// A library module's forward (`act(x)`, `drop->forward(x)`) is measured like
+// a function (ApiEffectTable, `kind: module`), and what decides it is the
+// options the module was built with: `ReLU(ReLUOptions().inplace(true))`,
+// `Dropout(DropoutOptions(0.2).inplace(true))`, `ReLU(true)`. They are read
+// from the module's constructions (moduleConstructions: a variable's
+// initializer, a member's initializers and the assignments in its class's
+// constructors) as an options argument's setters, or as the arguments of the
+// options constructor a plain argument converts through. Where the
+// constructions disagree, or set an option to a value that is not a
+// constant, every case applies; where no construction is found (a module
+// handed in as a parameter), the defaults do: a module is far more often
+// built with them, and a finding on every unknown activation would be
+// noise. `training` is a module's state, not an option: the default
+// (training, as a new module is) applies.
+
+/// The options a module construction sets: the setters of an options
+/// argument, or the options constructor's parameters that plain arguments
+/// bind (`ReLU(true)` is `ReLUOptions(/*inplace=*/true)`).
+void collectConstructionOptions(const Expr *Construction,
+                                const CXXRecordDecl *Impl,
+                                llvm::StringMap<const Expr *> &Setters) {
+  const Expr *E = Construction->IgnoreImplicit()->IgnoreParens();
+  if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(E))
+    E = Cast->getSubExpr()->IgnoreImplicit();
+  llvm::SmallVector<const Expr *, 4> Args;
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E))
+    Args.append(Construct->arg_begin(), Construct->arg_end());
+  else if (const auto *Call = dyn_cast<CallExpr>(E))
+    Args.append(Call->arg_begin(), Call->arg_end()); // std::make_shared
+  llvm::erase_if(Args,
+                 [](const Expr *Arg) { return isa<CXXDefaultArgExpr>(Arg); });
+  if (Args.empty())
+    return;
+  if (llvm::any_of(Args, isOptionsArgument)) {
+    for (const Expr *Arg : Args)
+      if (isOptionsArgument(Arg))
+        collectOptionSetters(Arg, Setters);
+    return;
+  }
+  // The options type the module's constructor takes, and its constructor
+  // that the arguments convert through.
+  for (const CXXConstructorDecl *Ctor : Impl->ctors()) {
+    if (Ctor->getNumParams() != 1)
+      continue;
+    const CXXRecordDecl *Options = recordOf(Ctor->getParamDecl(0)->getType());
+    if (!Options || !Options->hasDefinition() || !Options->getIdentifier() ||
+        !compat::endsWith(Options->getName(), "Options"))
+      continue;
+    for (const CXXConstructorDecl *OptionsCtor :
+         Options->getDefinition()->ctors()) {
+      if (OptionsCtor->isCopyOrMoveConstructor() ||
+          OptionsCtor->getNumParams() < Args.size() ||
+          OptionsCtor->getMinRequiredArguments() > Args.size())
+        continue;
+      bool Fits = true;
+      for (unsigned I = 0; I < Args.size(); ++I)
+        Fits &=
+            Args[I]->getType()->isBooleanType() == OptionsCtor->getParamDecl(I)
+                                                       ->getType()
+                                                       .getNonReferenceType()
+                                                       ->isBooleanType();
+      if (!Fits)
+        continue;
+      for (unsigned I = 0; I < Args.size(); ++I)
+        if (OptionsCtor->getParamDecl(I)->getIdentifier())
+          Setters.try_emplace(OptionsCtor->getParamDecl(I)->getName(), Args[I]);
+      return;
+    }
+  }
+}
+
+/// The name a module call is spelled with: the variable or member holding
+/// the module (`act`), else its class (`ReLU`).
+std::string moduleCallSpelling(const ModuleCall &Module) {
+  const Expr *E = Module.Module->IgnoreImplicit();
+  if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(E);
+      Operator && Operator->getOperator() == OO_Arrow)
+    E = Operator->getArg(0)->IgnoreImplicit();
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+    return Ref->getDecl()->getNameAsString();
+  if (const auto *Member = dyn_cast<MemberExpr>(E))
+    return Member->getMemberDecl()->getNameAsString();
+  llvm::StringRef Class = Module.Impl->getName();
+  return (compat::endsWith(Class, "Impl") ? Class.drop_back(4) : Class).str();
+}
+
+/// The API effect table's entry for a library module class.
+const ApiEntry *moduleEntry(const CXXRecordDecl *Impl) {
+  if (!Impl || !isLibtorchDecl(Impl))
+    return nullptr;
+  std::string Name = Impl->getQualifiedNameAsString();
+  if (!compat::endsWith(Name, "Impl"))
+    return nullptr;
+  const ApiEntry *Entry =
+      ApiEffectTable::builtin()->lookup(llvm::StringRef(Name).drop_back(4));
+  return Entry && Entry->IsModule ? Entry : nullptr;
+}
+
+std::optional<TensorCall> resolveModuleCall(const CallExpr *Call) {
+  std::optional<ModuleCall> Module = moduleCallOf(Call);
+  if (!Module || !moduleEntry(Module->Impl))
+    return std::nullopt;
+  TensorCall Result;
+  Result.Call = Call;
+  Result.Spelling = moduleCallSpelling(*Module);
+  Result.Effect.Operator = moduleEntry(Module->Impl)->Api;
+  bool Named = false;
+  for (unsigned I = isa<CXXOperatorCallExpr>(Call) ? 1 : 0;
+       I < Call->getNumArgs(); ++I) {
+    const Expr *Arg = Call->getArg(I);
+    bool Input = !Named && isTensorType(Arg->getType());
+    Named |= Input;
+    Result.Args.push_back(Arg);
+    Result.OperandNames.push_back(Input ? "input" : "");
+  }
+  ApiEffect Effect =
+      *moduleForwardEffect(Module->Impl, moduleConstructions(Module->Module));
+  auto PositionOf = [&](llvm::StringRef Tensor) -> std::optional<unsigned> {
+    auto It = llvm::find(Result.OperandNames, Tensor);
+    if (It == Result.OperandNames.end())
+      return std::nullopt;
+    return static_cast<unsigned>(It - Result.OperandNames.begin());
+  };
+  TensorCall::Saves Saves;
+  for (const std::string &Tensor : Effect.Writes)
+    if (std::optional<unsigned> Position = PositionOf(Tensor))
+      Result.Effect.WrittenArgs.push_back(*Position);
+  for (const std::string &Tensor : Effect.Saves)
+    if (std::optional<unsigned> Position = PositionOf(Tensor))
+      Saves.Inputs.push_back(*Position);
+  Saves.Result = Effect.SavesResult;
+  Result.MeasuredSaves = Saves;
+  if (!Effect.Returns.empty())
+    Result.Effect.ResultAliases = PositionOf(Effect.Returns);
+  return Result;
+}
+
 } // namespace
+
+std::optional<ApiEffect>
+moduleForwardEffect(const CXXRecordDecl *Impl,
+                    llvm::ArrayRef<const Expr *> Constructions) {
+  const ApiEntry *Entry = moduleEntry(Impl);
+  if (!Entry)
+    return std::nullopt;
+  const ASTContext &AST = Impl->getASTContext();
+  std::vector<llvm::StringMap<const Expr *>> Options;
+  for (const Expr *Construction : Constructions) {
+    Options.emplace_back();
+    collectConstructionOptions(Construction, Impl, Options.back());
+  }
+  return Entry->under([&](llvm::StringRef Option,
+                          std::optional<bool> Default) -> std::optional<bool> {
+    std::optional<std::optional<bool>> Agreed;
+    for (const llvm::StringMap<const Expr *> &Setters : Options) {
+      const Expr *Arg = Setters.lookup(Option);
+      std::optional<bool> Value = Arg ? optionValue(Arg, AST) : Default;
+      if (Agreed && *Agreed != Value)
+        return std::nullopt;
+      Agreed = Value;
+    }
+    return Agreed ? *Agreed : Default;
+  });
+}
 
 bool isTensorType(QualType Type) { return isTensorRecord(recordOf(Type)); }
 
@@ -531,6 +696,8 @@ std::optional<TensorCall> resolveTensorCall(const CallExpr *Call,
   const FunctionDecl *Callee = Call->getDirectCallee();
   if (!Callee)
     return std::nullopt;
+  if (std::optional<TensorCall> Module = resolveModuleCall(Call))
+    return Module;
 
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call)) {
     const auto *Method = dyn_cast<CXXMethodDecl>(Callee);

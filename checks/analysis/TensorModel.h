@@ -13,6 +13,7 @@
 #ifndef TORCHALIAS_ANALYSIS_TENSORMODEL_H
 #define TORCHALIAS_ANALYSIS_TENSORMODEL_H
 
+#include "ApiEffects.h"
 #include "OperatorTable.h"
 #include "clang/AST/Expr.h"
 #include "llvm/ADT/DenseMap.h"
@@ -82,6 +83,14 @@ struct TensorCall {
 /// calls to the user's own functions).
 std::optional<TensorCall> resolveTensorCall(const CallExpr *Call,
                                             const OperatorTable &Table);
+
+/// What the forward of the library module class Impl does (Note [Module
+/// calls]), built by Constructions (moduleConstructions; none: the options'
+/// defaults); std::nullopt for a module the API effect table does not
+/// measure.
+std::optional<ApiEffect>
+moduleForwardEffect(const CXXRecordDecl *Impl,
+                    llvm::ArrayRef<const Expr *> Constructions);
 
 /// The name of a TensorCall operand: the API table's name for it, else the
 /// C++ parameter's name ("self" for the object of a method call); empty

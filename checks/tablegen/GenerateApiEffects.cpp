@@ -345,8 +345,12 @@ Tensors moduleTensors(const nn::Module &M) {
   return Result;
 }
 
+/// What moduleBackwardRefuses bumps the version of.
+constexpr llvm::StringLiteral TheInput = "", TheResult = "<result>";
+
 /// Whether backward throws for a saved tensor after bumping the version of
-/// the module's member \p Member, or of the input when \p Member is empty.
+/// the module's member \p Member, of the input (TheInput) or of the result
+/// (TheResult).
 bool moduleBackwardRefuses(const Entry &E, const ModuleProbe &P,
                            const std::string &Member, bool InputWritten) {
   torch::manual_seed(Seed);
@@ -361,7 +365,9 @@ bool moduleBackwardRefuses(const Entry &E, const ModuleProbe &P,
   at::Tensor Result = Run.Forward(Input);
   if (!Result.requires_grad())
     return false;
-  if (Member.empty()) {
+  if (Member == TheResult) {
+    torch::autograd::impl::bump_version(Result);
+  } else if (Member == TheInput) {
     if (!Differentiable)
       return false;
     torch::autograd::impl::bump_version(Input);
@@ -409,7 +415,11 @@ llvm::json::Object measureModule(const Entry &E, const ModuleProbe &P) {
                                .scalar_type()) &&
         moduleBackwardRefuses(E, P, Member, WritesInput))
       SavesMembers.push_back(Member);
-  bool SavesInput = moduleBackwardRefuses(E, P, "", WritesInput);
+  bool SavesInput = moduleBackwardRefuses(E, P, TheInput.str(), WritesInput);
+  // A result that is the written input shares its version counter, so it is
+  // not told apart from it.
+  bool SavesResult =
+      !WritesInput && moduleBackwardRefuses(E, P, TheResult.str(), false);
   llvm::json::Object Case{{"when", settingObject(P.When)},
                           {"writes", WritesInput ? llvm::json::Array{"input"}
                                                  : llvm::json::Array{}},
@@ -421,6 +431,8 @@ llvm::json::Object measureModule(const Entry &E, const ModuleProbe &P) {
     Case["writes_without_version"] = namesOf(Unversioned);
   if (ReturnsInput)
     Case["returns"] = "input";
+  if (SavesResult)
+    Case["saves_result"] = true;
   return Case;
 }
 
@@ -614,9 +626,10 @@ std::vector<Entry> activationEntries() {
     return F::dropout(X, F::DropoutFuncOptions().p(0.5).inplace(On));
   });
 
-  auto Module = [&](std::string Api,
-                    std::function<ModuleRun(bool)> Build) {
-    Entry E{std::move(Api), true, Input, {{"inplace", false}}, {}, {}};
+  auto Module = [&](std::string Api, std::function<ModuleRun(bool)> Build,
+                    std::vector<int64_t> Shape = Matrix) {
+    Entry E{std::move(Api), true, {{"input", std::move(Shape)}},
+            {{"inplace", false}}, {}, {}};
     for (bool On : {false, true})
       E.Modules.push_back({{{"inplace", On}}, [Build, On] { return Build(On); }});
     Entries.push_back(std::move(E));
@@ -643,6 +656,34 @@ std::vector<Entry> activationEntries() {
   Module("torch::nn::Dropout", [Run](bool On) {
     return Run(nn::Dropout(nn::DropoutOptions(0.5).inplace(On)));
   });
+  Module("torch::nn::SELU", [Run](bool On) {
+    return Run(nn::SELU(nn::SELUOptions().inplace(On)));
+  });
+  Module("torch::nn::CELU", [Run](bool On) {
+    return Run(nn::CELU(nn::CELUOptions().inplace(On)));
+  });
+  Module("torch::nn::Threshold", [Run](bool On) {
+    return Run(nn::Threshold(nn::ThresholdOptions(0.1, 0.0).inplace(On)));
+  });
+  Module("torch::nn::Dropout2d",
+         [Run](bool On) {
+           return Run(nn::Dropout2d(nn::Dropout2dOptions(0.5).inplace(On)));
+         },
+         {2, 3, 2, 2});
+  Module("torch::nn::Dropout3d",
+         [Run](bool On) {
+           return Run(nn::Dropout3d(nn::Dropout3dOptions(0.5).inplace(On)));
+         },
+         {2, 3, 2, 2, 2});
+  Module("torch::nn::AlphaDropout", [Run](bool On) {
+    return Run(nn::AlphaDropout(nn::AlphaDropoutOptions(0.5).inplace(On)));
+  });
+  Module("torch::nn::FeatureAlphaDropout",
+         [Run](bool On) {
+           return Run(nn::FeatureAlphaDropout(
+               nn::FeatureAlphaDropoutOptions(0.5).inplace(On)));
+         },
+         {2, 3, 2, 2});
   return Entries;
 }
 
@@ -700,6 +741,30 @@ std::vector<Entry> savingModuleEntries() {
   });
   Module("torch::nn::GroupNorm", Batch, [Run] { return Run(nn::GroupNorm(1, 3)); });
   Module("torch::nn::PReLU", Matrix, [Run] { return Run(nn::PReLU()); });
+  Module("torch::nn::Conv2d", {2, 3, 3, 3},
+         [Run] { return Run(nn::Conv2d(3, 2, 2)); });
+  Module("torch::nn::Conv3d", {2, 3, 3, 3, 3},
+         [Run] { return Run(nn::Conv3d(3, 2, 2)); });
+  Module("torch::nn::ConvTranspose1d", Batch,
+         [Run] { return Run(nn::ConvTranspose1d(3, 2, 2)); });
+  Module("torch::nn::ConvTranspose2d", {2, 3, 3, 3},
+         [Run] { return Run(nn::ConvTranspose2d(3, 2, 2)); });
+  Module("torch::nn::Bilinear", Matrix, [Run] {
+    auto M = nn::Bilinear(4, 4, 2);
+    return ModuleRun{
+        M.ptr(), [M](const at::Tensor &X) mutable { return M->forward(X, X); }};
+  });
+  // Activations without options: what they save of their input or result.
+  Module("torch::nn::Sigmoid", Matrix, [Run] { return Run(nn::Sigmoid()); });
+  Module("torch::nn::Tanh", Matrix, [Run] { return Run(nn::Tanh()); });
+  Module("torch::nn::GELU", Matrix, [Run] { return Run(nn::GELU()); });
+  Module("torch::nn::SiLU", Matrix, [Run] { return Run(nn::SiLU()); });
+  Module("torch::nn::Mish", Matrix, [Run] { return Run(nn::Mish()); });
+  Module("torch::nn::Softplus", Matrix, [Run] { return Run(nn::Softplus()); });
+  Module("torch::nn::Softmax", Matrix, [Run] { return Run(nn::Softmax(1)); });
+  Module("torch::nn::LogSoftmax", Matrix,
+         [Run] { return Run(nn::LogSoftmax(1)); });
+  Module("torch::nn::Identity", Matrix, [Run] { return Run(nn::Identity()); });
   return Entries;
 }
 

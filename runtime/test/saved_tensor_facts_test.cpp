@@ -149,4 +149,122 @@ TEST(SavedTensorFacts, AWriteAfterBackwardIsHarmless) {
   y.mul_(2);
 }
 
+// Note [Module state written before backward]: a module call saves the
+// module's state for the backward of its result.
+
+// An input that is part of a graph (as a layer's input in a network is), so
+// that Linear's forward saves its weight.
+torch::Tensor graphInput(int64_t seed) {
+  torch::manual_seed(seed);
+  return torch::rand({1, 3}).requires_grad_().mul(1);
+}
+
+// "backward needs member 'weight' of 'out' as the forward of 'out' saved it,
+// but ... wrote it in place through 'detach()' ...; backward throws ..."
+TEST(ModuleStateFacts, ALinearCallSavesItsWeightForBackward) {
+  for (int route = 0; route < 2; ++route) {
+    SCOPED_TRACE(route == 0 ? "through detach()" : "under NoGradGuard");
+    torch::nn::Linear layer(3, 2);
+    torch::Tensor y = layer(graphInput(1));
+    if (route == 0) {
+      layer->weight.detach().mul_(0.5);
+    } else {
+      torch::NoGradGuard no_grad;
+      layer->weight.mul_(0.5);
+    }
+    EXPECT_TRUE(throwsModifiedSavedTensor(y));
+  }
+}
+
+// "... through 'data()' ...; 'data()' does not share the version counter,
+// so backward computes wrong gradients without an error"
+TEST(ModuleStateFacts, ADataWriteIntoASavedWeightCorruptsTheGradientSilently) {
+  auto inputGrad = [](bool clip) {
+    torch::manual_seed(3);
+    torch::nn::Linear layer(3, 2);
+    torch::manual_seed(1);
+    torch::Tensor x = torch::rand({1, 3}).requires_grad_();
+    torch::Tensor y = layer(x);
+    if (clip)
+      layer->weight.data().clamp_(-0.01, 0.01);
+    EXPECT_EQ(backwardError(y), "");
+    return x.grad().clone();
+  };
+  EXPECT_FALSE(torch::allclose(inputGrad(false), inputGrad(true)));
+}
+
+// A user's module saves what its forward's operations save: a buffer it
+// multiplies by, but not one it only adds.
+struct ScaledShiftedImpl : torch::nn::Module {
+  ScaledShiftedImpl() {
+    scale = register_buffer("scale", torch::full({1}, 2.0, torch::kDouble));
+    offset = register_buffer("offset", torch::zeros({1}, torch::kDouble));
+  }
+  torch::Tensor forward(const torch::Tensor &x) { return x * scale + offset; }
+  torch::Tensor scale, offset;
+};
+TORCH_MODULE(ScaledShifted);
+
+TEST(ModuleStateFacts, AForwardSavesTheBufferItMultipliesByNotTheOneItAdds) {
+  {
+    ScaledShifted module;
+    torch::Tensor y = module(leaf(1));
+    {
+      torch::NoGradGuard no_grad;
+      module->scale.fill_(3);
+    }
+    EXPECT_TRUE(throwsModifiedSavedTensor(y));
+  }
+  {
+    ScaledShifted module;
+    torch::Tensor y = module(leaf(1));
+    {
+      torch::NoGradGuard no_grad;
+      module->offset.fill_(1);
+    }
+    EXPECT_EQ(backwardError(y), "");
+  }
+}
+
+// A forward run under NoGradGuard saves nothing.
+TEST(ModuleStateFacts, AForwardWithoutGradSavesNothing) {
+  torch::nn::Linear layer(3, 2);
+  torch::Tensor y;
+  {
+    torch::NoGradGuard no_grad;
+    y = layer(graphInput(1));
+  }
+  layer->weight.detach().mul_(0.5);
+  torch::Tensor w = torch::ones({1, 2}).requires_grad_();
+  EXPECT_EQ(backwardError(y * w), "");
+}
+
+// Note [In-place modules in a Sequential]: "'Dropout' writes its input in
+// place, the output of 'LeakyReLU', which 'LeakyReLU' saved for backward;
+// backward through this Sequential throws ...". ReLU saves its output too;
+// Linear saves its input, so an in-place module after it is fine.
+TEST(ModuleStateFacts, AnInPlaceModuleAfterOneThatSavedItsOutputBreaksBackward) {
+  auto backwardThrough = [](torch::nn::Sequential Model) {
+    Model->train();
+    return backwardError(Model->forward(graphInput(1)));
+  };
+  namespace nn = torch::nn;
+  EXPECT_NE(backwardThrough(nn::Sequential(
+                nn::Linear(3, 4),
+                nn::LeakyReLU(nn::LeakyReLUOptions().inplace(true)),
+                nn::Dropout(nn::DropoutOptions(0.5).inplace(true))))
+                .find(ModifiedSavedTensor),
+            std::string::npos);
+  EXPECT_NE(backwardThrough(nn::Sequential(
+                nn::Linear(3, 4), nn::ReLU(),
+                nn::Dropout(nn::DropoutOptions(0.5).inplace(true))))
+                .find(ModifiedSavedTensor),
+            std::string::npos);
+  EXPECT_EQ(backwardThrough(nn::Sequential(
+                nn::Linear(3, 4), nn::ReLU(nn::ReLUOptions().inplace(true)),
+                nn::Linear(4, 4),
+                nn::Dropout(nn::DropoutOptions(0.5).inplace(true)))),
+            "");
+}
+
 } // namespace

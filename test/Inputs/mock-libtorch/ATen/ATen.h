@@ -244,6 +244,7 @@ public:
   Tensor &fill_(const Scalar &value) const;
   Tensor &copy_(const Tensor &src, bool non_blocking = false) const;
   Tensor &clamp_(optional<Scalar> min = nullopt, optional<Scalar> max = nullopt) const;
+  Tensor clamp_min(const Scalar &min) const;
   Tensor &relu_() const;
   Tensor &sqrt_() const;
   Tensor &masked_fill_(const Tensor &mask, const Scalar &value) const;

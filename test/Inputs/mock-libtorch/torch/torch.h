@@ -123,6 +123,10 @@ public:
   Contained &operator*();
   const Contained &operator*() const;
   const std::shared_ptr<Contained> &ptr() const;
+  // torch/nn/pimpl.h: calls the module's forward.
+  template <typename... Args, typename Impl = Contained>
+  auto operator()(Args &&...args)
+      -> decltype(std::declval<Impl &>().forward(std::forward<Args>(args)...));
   Contained *get();
   const Contained *get() const;
   bool is_empty() const noexcept;
@@ -212,6 +216,38 @@ struct DropoutOptions {
   DropoutOptions &p(const double &new_p);
   DropoutOptions &inplace(const bool &new_inplace);
 };
+struct LeakyReLUOptions {
+  LeakyReLUOptions();
+  LeakyReLUOptions &negative_slope(const double &new_negative_slope);
+  LeakyReLUOptions &inplace(const bool &new_inplace);
+};
+// torch/nn/modules/activation.h, dropout.h: the module forms of the
+// functions below, built from the same options.
+class ReLUImpl : public Cloneable<ReLUImpl> {
+public:
+  explicit ReLUImpl(const ReLUOptions &options_ = {});
+  void reset() override;
+  Tensor forward(Tensor input);
+  ReLUOptions options;
+};
+TORCH_MODULE(ReLU);
+class LeakyReLUImpl : public Cloneable<LeakyReLUImpl> {
+public:
+  explicit LeakyReLUImpl(const LeakyReLUOptions &options_ = {});
+  void reset() override;
+  Tensor forward(Tensor input);
+  LeakyReLUOptions options;
+};
+TORCH_MODULE(LeakyReLU);
+class DropoutImpl : public Cloneable<DropoutImpl> {
+public:
+  DropoutImpl(double p);
+  explicit DropoutImpl(const DropoutOptions &options_ = {});
+  void reset() override;
+  Tensor forward(Tensor input);
+  DropoutOptions options;
+};
+TORCH_MODULE(Dropout);
 namespace functional {
 using ReLUFuncOptions = ReLUOptions;
 struct DropoutFuncOptions {

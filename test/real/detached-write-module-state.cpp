@@ -1,0 +1,69 @@
+// Ground truth for Note [Module state written before backward]: module
+// calls through the real ModuleHolder::operator() and forward, the real
+// Linear and Sequential, and the real parameter lists.
+// REQUIRES: real-libtorch
+// RUN: %check_clang_tidy %s libtorch-detached-write %t -- -- %real_torch
+
+#include <torch/torch.h>
+
+struct CriticImpl : torch::nn::Module {
+  CriticImpl() {
+    fc1 = register_module("fc1", torch::nn::Linear(4, 8));
+    fc2 = register_module("fc2", torch::nn::Linear(8, 1));
+  }
+  torch::Tensor forward(const torch::Tensor &x) {
+    return fc2(torch::leaky_relu(fc1(x), 0.2));
+  }
+  torch::nn::Linear fc1{nullptr}, fc2{nullptr};
+};
+TORCH_MODULE(Critic);
+
+void PositiveClipBeforeBackward(Critic critic, const torch::Tensor &real,
+                                const torch::Tensor &fake) {
+  auto loss = critic(fake).mean() - critic(real).mean();
+  for (auto &p : critic->parameters())
+    p.data().clamp_(-0.01, 0.01);
+  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'clamp_' writes through 'data()' into the parameters of 'critic' between the forward of 'critic' that saved them and the backward that needs them; 'data()' does not share the version counter, so backward computes wrong gradients without an error [libtorch-detached-write]
+  loss.backward();
+}
+
+void NegativeClipAfterBackward(Critic critic, const torch::Tensor &real,
+                               const torch::Tensor &fake) {
+  auto loss = critic(fake).mean() - critic(real).mean();
+  loss.backward();
+  for (auto &p : critic->parameters())
+    p.data().clamp_(-0.01, 0.01);
+}
+
+static void max_norm_(torch::nn::Linear &layer, double limit) {
+  torch::NoGradGuard no_grad;
+  auto norms = layer->weight.norm(2, 1, /*keepdim=*/true).clamp_min(limit);
+  layer->weight.mul_(limit / norms);
+}
+
+void PositiveMaxNormBeforeBackward(const torch::Tensor &x,
+                                   const torch::Tensor &y) {
+  torch::nn::Linear hidden(10, 32), out(32, 5);
+  auto loss = torch::cross_entropy_loss(out(torch::relu(hidden(x))), y);
+  max_norm_(out, 0.5);
+  loss.backward();
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: backward needs member 'weight' of 'out' as the forward of 'out' saved it, but 'max_norm_' wrote it in place after that forward; backward throws 'one of the variables needed for gradient computation has been modified by an inplace operation' [libtorch-detached-write]
+}
+
+void NegativeMaxNormOfAnotherLayer(const torch::Tensor &x,
+                                   const torch::Tensor &y) {
+  torch::nn::Linear hidden(10, 32), out(32, 5), unused(32, 5);
+  auto loss = torch::cross_entropy_loss(out(torch::relu(hidden(x))), y);
+  max_norm_(unused, 0.5);
+  loss.backward();
+}
+
+void PositiveSequentialWeightsThroughData(const torch::Tensor &x) {
+  torch::nn::Sequential model(torch::nn::Linear(5, 12), torch::nn::Tanh(),
+                              torch::nn::Linear(12, 3));
+  auto loss = model->forward(x).pow(2).mean();
+  for (auto &named : model->named_parameters())
+    named.value().data().mul_(0.5);
+  // CHECK-MESSAGES: :[[@LINE-1]]:26: warning: 'mul_' writes through 'data()' into the parameters of 'model' between the forward of 'model' that saved them
+  loss.backward();
+}
