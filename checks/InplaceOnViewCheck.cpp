@@ -35,12 +35,148 @@ void InplaceOnViewCheck::check(const MatchFinder::MatchResult &Result) {
   if (!Analysis)
     return;
   WriteChains Chains;
+  // One finding per call: `batch_norm` writes both statistics.
+  llvm::DenseSet<const Expr *> TieReported;
   for (const WriteEvent &Write : Analysis->writes()) {
     if (shouldReport(Write, *Analysis) && !Chains.continuesReported(Write))
       report(Write);
     else if (const FunctionDecl *Callee = changedArgumentReadAfter(Write))
       reportChangedArgument(Write, Callee);
+    else if (!Write.CalleeWrite && !TieReported.count(Write.Call) &&
+             !Chains.continuesReported(Write) && checkConstructionTie(Write))
+      TieReported.insert(Write.Call);
   }
+}
+
+/// The tensors a write target names, followed through views, handle copies
+/// and local variables (both branches of a conditional): members, and
+/// elements of containers (`v[i]`, `v.at(i)`, a range-for variable over
+/// `v`) with IsElement set.
+static void collectWrittenNames(
+    const Expr *E, const llvm::DenseMap<const VarDecl *, const Expr *> &Ranges,
+    const OperatorTable &Table,
+    llvm::SmallVectorImpl<std::pair<const ValueDecl *, bool>> &Out,
+    unsigned Depth = 0) {
+  if (!E || Depth > 8)
+    return;
+  E = skipHandleCopies(E)->IgnoreParens();
+  if (const auto *Conditional = dyn_cast<AbstractConditionalOperator>(E)) {
+    collectWrittenNames(Conditional->getTrueExpr(), Ranges, Table, Out,
+                        Depth + 1);
+    collectWrittenNames(Conditional->getFalseExpr(), Ranges, Table, Out,
+                        Depth + 1);
+    return;
+  }
+  if (const auto *Member = dyn_cast<MemberExpr>(E)) {
+    Out.push_back({Member->getMemberDecl(), false});
+    return;
+  }
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+    if (!Var)
+      return;
+    if (auto Range = Ranges.find(Var); Range != Ranges.end()) {
+      const Expr *Container = Range->second->IgnoreImplicit();
+      if (const auto *Named = dyn_cast<DeclRefExpr>(Container))
+        Out.push_back({Named->getDecl(), true});
+      else if (const auto *Member = dyn_cast<MemberExpr>(Container))
+        Out.push_back({Member->getMemberDecl(), true});
+      return;
+    }
+    if (Var->isLocalVarDecl() && Var->getInit() && isTensorType(Var->getType()))
+      collectWrittenNames(Var->getInit(), Ranges, Table, Out, Depth + 1);
+    else
+      Out.push_back({Var, false});
+    return;
+  }
+  const auto *Call = dyn_cast<CallExpr>(E);
+  if (!Call)
+    return;
+  if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(Call);
+      Operator && Operator->getOperator() == OO_Subscript &&
+      Operator->getNumArgs() == 2 &&
+      isTensorListType(Operator->getArg(0)->getType())) {
+    llvm::SmallVector<std::pair<const ValueDecl *, bool>, 2> Containers;
+    collectWrittenNames(Operator->getArg(0), Ranges, Table, Containers,
+                        Depth + 1);
+    for (auto [Container, Element] : Containers)
+      if (!Element)
+        Out.push_back({Container, true});
+    return;
+  }
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
+      Member &&
+      isTensorListType(Member->getImplicitObjectArgument()->getType())) {
+    llvm::SmallVector<std::pair<const ValueDecl *, bool>, 2> Containers;
+    collectWrittenNames(Member->getImplicitObjectArgument(), Ranges, Table,
+                        Containers, Depth + 1);
+    for (auto [Container, Element] : Containers)
+      if (!Element)
+        Out.push_back({Container, true});
+    return;
+  }
+  // A view, or an in-place call that returns its target.
+  if (std::optional<TensorCall> Tensor = resolveTensorCall(Call, Table))
+    if (Tensor->Effect.View != ViewKind::MayAlias)
+      collectWrittenNames(Tensor->aliasedArgument(), Ranges, Table, Out,
+                          Depth + 1);
+}
+
+// Note [Writes into tensors made one at construction]
+// Two names a construction made one tensor (Note [Tensors made one at
+// construction]) are meant as two: the elements of `std::vector<Tensor>(n,
+// t)` as n running averages, `mean_src` and `mean_tgt` as two domains'
+// statistics. An in-place write through one changes the others. A weight
+// tie made with `register_parameter` is usually meant, and its duplicate
+// updates are libtorch-shared-parameter-update's; two tied operands of one
+// call are libtorch-overlapping-inplace's.
+bool InplaceOnViewCheck::checkConstructionTie(const WriteEvent &Write) {
+  const Stmt *Body = Write.Owner->enclosingFunction()->getBody();
+  if (!Ties)
+    Ties = std::make_unique<ConstructionTies>();
+  llvm::SmallVector<std::pair<const ValueDecl *, bool>, 2> Names;
+  collectWrittenNames(Write.Target, rangeForInits(Body), table(), Names);
+  // Another operand of the call that is the same root (another element of
+  // the container, the tied member).
+  auto IsOperand = [&](const ValueDecl *Root) {
+    return llvm::any_of(Write.Operands, [&](const WriteOperand &Operand) {
+      return Operand.Value.Root == Root && skipHandleCopies(Operand.Operand) !=
+                                               skipHandleCopies(Write.Target);
+    });
+  };
+  for (auto [Name, Element] : Names) {
+    if (Element) {
+      const Expr *Fill = Ties->filledBy(Name);
+      if (!Fill || IsOperand(Name))
+        continue;
+      diag(Write.Call->getExprLoc(),
+           "'%0' writes an element of '%1' in place, but every element of "
+           "'%1' is one tensor: the write changes all of them")
+          << Write.Operator << Name->getName();
+      diag(Fill->getBeginLoc(), "'%0' is filled with copies of one handle here",
+           DiagnosticIDs::Note)
+          << Name->getName();
+      return true;
+    }
+    const auto *Field = dyn_cast<FieldDecl>(Name);
+    std::optional<MemberTie> Tie = Field ? Ties->tieOf(Field) : std::nullopt;
+    if (!Tie || Tie->Parameter || IsOperand(Tie->Other))
+      continue;
+    std::optional<MemberTie> Back = Ties->tieOf(Tie->Other);
+    if (Back && Back->Parameter)
+      continue;
+    diag(Write.Call->getExprLoc(),
+         "'%0' writes member '%1' in place, which is the same tensor as member "
+         "'%2': both are bound to '%3'; the write changes '%2' too")
+        << Write.Operator << Field->getName() << Tie->Other->getName()
+        << sourceText(Tie->Source, Field->getASTContext().getSourceManager(),
+                      getLangOpts());
+    diag(Tie->OtherBinding->getBeginLoc(), "'%0' is bound to it here",
+         DiagnosticIDs::Note)
+        << Tie->Other->getName();
+    return true;
+  }
+  return false;
 }
 
 // Note [A changed argument read after the call]

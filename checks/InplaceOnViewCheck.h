@@ -5,6 +5,7 @@
 
 #include "AliasCheckBase.h"
 #include "AutogradAnalysis.h"
+#include "ConstructionTies.h"
 #include "IntendedWrites.h"
 #include "ParameterSharing.h"
 
@@ -47,6 +48,8 @@ private:
   bool isRegisteredParameter(const FieldDecl *Field);
   const AutogradAnalysis &autograd(const FunctionDecl &Function);
   void report(const WriteEvent &Write);
+  /// Note [Writes into tensors made one at construction].
+  bool checkConstructionTie(const WriteEvent &Write);
   std::optional<FixItHint> cloneAtView(const WriteEvent &Write);
 
   const bool WarnOnLocalBuffers;
@@ -58,6 +61,7 @@ private:
   /// The autograd facts of the function being checked, built on demand.
   const FunctionDecl *AutogradFunction = nullptr;
   std::unique_ptr<AutogradAnalysis> Autograd;
+  std::unique_ptr<ConstructionTies> Ties;
 };
 
 } // namespace clang::tidy::libtorch

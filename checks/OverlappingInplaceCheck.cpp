@@ -74,12 +74,13 @@ void OverlappingInplaceCheck::check(const MatchFinder::MatchResult &Result) {
     if (Write.CalleeWrite || !Write.Value.Root || Reported.count(Write.Call))
       continue;
     for (const WriteOperand &Operand : Write.Operands) {
-      if (isWrittenOperand(Write, Operand) ||
-          Operand.Value.Root != Write.Value.Root)
+      if (isWrittenOperand(Write, Operand) || !Operand.Value.Root)
         continue;
       if (!Ranges)
         Ranges = std::make_unique<OverlapAnalysis>(*Function, *Result.Context,
                                                    table());
+      if (!Ranges->sameTensor(Operand.Value.Root, Write.Value.Root))
+        continue;
       if (checkOperand(Write, Operand, *Ranges, *Result.Context)) {
         Reported.insert(Write.Call);
         break;
@@ -274,6 +275,7 @@ void OverlappingInplaceCheck::report(const OverlapSite &Site,
        "written}5")
       << Who << Write.Operator << Relation << Ranges.shiftedDimension()
       << Where << Consequence << Site.AtenOperator << Fix;
+  noteConstructionTie(Site, Ranges);
   for (const AliasValue *Value : {&Operand.Value, &Write.Value}) {
     if (!Value->AliasSite || Site.Call->getSourceRange().fullyContains(
                                  Value->AliasSite->getSourceRange()))
@@ -282,6 +284,45 @@ void OverlappingInplaceCheck::report(const OverlapSite &Site,
     Alias.Value = *Value;
     addAliasNotes(Alias);
   }
+}
+
+// Note [Tensors made one at construction]: say where the two names became
+// one tensor.
+void OverlappingInplaceCheck::noteConstructionTie(
+    const OverlapSite &Site, const OverlapAnalysis &Ranges) {
+  const auto *Written = dyn_cast_or_null<FieldDecl>(Site.Write.Value.Root);
+  const auto *Read = dyn_cast_or_null<FieldDecl>(Site.Operand.Value.Root);
+  if (Written && Read && Written != Read) {
+    if (std::optional<MemberTie> Tie = Ranges.ties().tieOf(Read)) {
+      diag(Tie->Binding->getBeginLoc(),
+           "'%0' and '%1' are one tensor: both are bound to '%2'",
+           DiagnosticIDs::Note)
+          << Read->getName() << Tie->Other->getName()
+          << sourceText(Tie->Source,
+                        Written->getASTContext().getSourceManager(),
+                        getLangOpts());
+    }
+    return;
+  }
+  const auto *Element =
+      dyn_cast<CXXOperatorCallExpr>(skipHandleCopies(Site.Operand.Operand));
+  const auto *Container =
+      Element && Element->getOperator() == OO_Subscript
+          ? dyn_cast<DeclRefExpr>(Element->getArg(0)->IgnoreImplicit())
+          : nullptr;
+  const ValueDecl *Decl = Container ? Container->getDecl() : nullptr;
+  if (!Decl)
+    if (const auto *Member = dyn_cast_or_null<MemberExpr>(
+            Element && Element->getOperator() == OO_Subscript
+                ? Element->getArg(0)->IgnoreImplicit()
+                : nullptr))
+      Decl = Member->getMemberDecl();
+  if (const Expr *Fill = Decl ? Ranges.ties().filledBy(Decl) : nullptr)
+    diag(Fill->getBeginLoc(),
+         "every element of '%0' is one tensor: it is filled with copies of "
+         "one handle here",
+         DiagnosticIDs::Note)
+        << Decl->getName();
 }
 
 } // namespace clang::tidy::libtorch

@@ -60,6 +60,8 @@ private:
   bool isReportable(OverlapSite &Site) const;
   void report(const OverlapSite &Site, const OverlapAnalysis &Ranges,
               ASTContext &AST);
+  void noteConstructionTie(const OverlapSite &Site,
+                           const OverlapAnalysis &Ranges);
 
   const bool WarnOnPossibleOverlap;
   const std::shared_ptr<const OverlapSemantics> Semantics;

@@ -262,6 +262,8 @@ void AutogradAnalysis::collect(const Stmt *S) {
     if (Lhs && isTensorType(Lhs->getType())) {
       collectReads(Assign->getArg(1), Lhs->getDecl(), Assign->getExprLoc());
       Rebinds.push_back({Lhs->getDecl(), Assign->getSourceRange()});
+      if (!mentions(Assign->getArg(1), Lhs->getDecl()))
+        FreshRebinds.push_back({Lhs->getDecl(), Assign->getSourceRange()});
     }
   } else if (const auto *Call = dyn_cast<CXXMemberCallExpr>(S)) {
     if (turnsOnGrad(Call))
@@ -560,8 +562,17 @@ bool AutogradAnalysis::isReboundBetween(const SavedTensor &Save,
 std::optional<SourceLocation>
 AutogradAnalysis::backwardNeeding(const ModuleSave &Save,
                                   const Expr *After) const {
+  // `outputs = D->forward(fresh)` after the write: a backward from it reads
+  // the new forward's result.
+  auto FreshlyRebound = [&](SourceLocation Backward) {
+    return llvm::any_of(FreshRebinds, [&](const auto &Rebind) {
+      return Rebind.first == Save.Consumer &&
+             isBefore(After->getEndLoc(), Rebind.second.getBegin()) &&
+             isBefore(Rebind.second.getEnd(), Backward);
+    });
+  };
   for (const auto &[Where, Roots] : BackwardRoots) {
-    if (!isBefore(After->getEndLoc(), Where))
+    if (!isBefore(After->getEndLoc(), Where) || FreshlyRebound(Where))
       continue;
     for (const ValueDecl *From : Roots) {
       llvm::DenseSet<const ValueDecl *> Seen;

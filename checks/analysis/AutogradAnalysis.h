@@ -170,6 +170,8 @@ private:
       BackwardRoots;
   /// Assignments `t = ...` to tensor variables.
   std::vector<std::pair<const ValueDecl *, SourceRange>> Rebinds;
+  /// Those whose right-hand side does not read the variable.
+  std::vector<std::pair<const ValueDecl *, SourceRange>> FreshRebinds;
   const OperatorTable *Ops;
   const SavedTensorTable *Saved;
   std::vector<SavedTensor> Saves;

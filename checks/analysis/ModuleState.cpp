@@ -5,6 +5,7 @@
 #include "ApiEffects.h"
 #include "AutogradAnalysis.h"
 #include "Compat.h"
+#include "ConstructionTies.h"
 #include "ParameterSharing.h"
 #include "SavedTensors.h"
 #include "TensorModel.h"
@@ -171,39 +172,6 @@ static const Expr *registeredModule(const Expr *E) {
   return E;
 }
 
-/// What a member is given in its class: its default initializer, its
-/// constructor initializers and the assignments to it in the constructors'
-/// bodies.
-static llvm::SmallVector<const Expr *, 2>
-memberInitializers(const FieldDecl *Field) {
-  llvm::SmallVector<const Expr *, 2> Found;
-  const auto *Owner = dyn_cast<CXXRecordDecl>(Field->getParent());
-  if (!Owner)
-    return Found;
-  if (Field->hasInClassInitializer() && Field->getInClassInitializer())
-    Found.push_back(Field->getInClassInitializer());
-  for (const CXXConstructorDecl *Ctor : Owner->ctors()) {
-    const auto *Defined =
-        dyn_cast_or_null<CXXConstructorDecl>(Ctor->getDefinition());
-    if (!Defined)
-      continue;
-    for (const CXXCtorInitializer *Init : Defined->inits())
-      if (Init->getMember() == Field && Init->isWritten())
-        Found.push_back(Init->getInit());
-    forEachCall(Defined->getBody(), [&](const CallExpr *Call) {
-      const auto *Assign = dyn_cast<CXXOperatorCallExpr>(Call);
-      if (!Assign || Assign->getOperator() != OO_Equal ||
-          Assign->getNumArgs() != 2)
-        return;
-      const auto *Lhs =
-          dyn_cast<MemberExpr>(Assign->getArg(0)->IgnoreImplicit());
-      if (Lhs && Lhs->getMemberDecl() == Field)
-        Found.push_back(Assign->getArg(1));
-    });
-  }
-  return Found;
-}
-
 static bool isCallTo(const Expr *E, llvm::StringRef Method) {
   const auto *Call =
       dyn_cast_or_null<CXXMemberCallExpr>(E ? skipHandleCopies(E) : nullptr);
@@ -212,8 +180,8 @@ static bool isCallTo(const Expr *E, llvm::StringRef Method) {
 }
 
 bool isRegisteredBuffer(const FieldDecl *Field) {
-  if (llvm::any_of(memberInitializers(Field), [](const Expr *Init) {
-        return isCallTo(Init, "register_buffer");
+  if (llvm::any_of(memberBindings(Field), [](const MemberBinding &Binding) {
+        return isCallTo(Binding.Value, "register_buffer");
       }))
     return true;
   // `register_buffer("scale", scale_)` after the member was given a tensor.
@@ -257,8 +225,8 @@ llvm::SmallVector<const Expr *, 2> moduleConstructions(const Expr *Module) {
   const auto *Member = dyn_cast_or_null<MemberExpr>(Module);
   if (const auto *Field =
           Member ? dyn_cast<FieldDecl>(Member->getMemberDecl()) : nullptr)
-    for (const Expr *Init : memberInitializers(Field))
-      Add(Init);
+    for (const MemberBinding &Binding : memberBindings(Field))
+      Add(Binding.Value);
   return Found;
 }
 

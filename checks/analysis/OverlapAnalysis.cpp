@@ -93,6 +93,16 @@ IndexPolynomial::withDimensionSize(const IndexPolynomial &Size) const {
 
 namespace {
 
+/// The declaration a container expression names: `v`, `this->v`.
+const ValueDecl *filledContainer(const Expr *E) {
+  E = E->IgnoreImplicit()->IgnoreParens();
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+    return Ref->getDecl();
+  if (const auto *Member = dyn_cast<MemberExpr>(E))
+    return Member->getMemberDecl();
+  return nullptr;
+}
+
 using Bound = std::optional<IndexPolynomial>;
 
 bool provablyLessOrEqual(const Bound &A, const Bound &B) {
@@ -380,10 +390,27 @@ ViewExtent OverlapAnalysis::extent(const Expr *E, bool InWriteCall) const {
 // initializer, so only local variables that are never modified (assigned,
 // passed by non-const reference) are followed; the others are bases of their
 // own, which the comparison cannot relate to anything (Unknown).
+bool OverlapAnalysis::sameTensor(const ValueDecl *A, const ValueDecl *B) const {
+  if (A == B)
+    return true;
+  const auto *FieldA = dyn_cast_or_null<FieldDecl>(A);
+  const auto *FieldB = dyn_cast_or_null<FieldDecl>(B);
+  return FieldA && FieldB &&
+         Ties.representative(FieldA) == Ties.representative(FieldB);
+}
+
 bool OverlapAnalysis::appendSteps(const Expr *E, bool InWriteCall,
                                   ViewExtent &Out) const {
   E = skipHandleCopies(E);
   auto Base = [&] {
+    // Members tied at construction are one base.
+    if (const auto *Member = dyn_cast<MemberExpr>(E))
+      if (const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl());
+          Field && Ties.representative(Field) != Field) {
+        Out.Base.AddPointer(Ties.representative(Field));
+        Member->getBase()->Profile(Out.Base, AST, /*Canonical=*/true);
+        return true;
+      }
     E->Profile(Out.Base, AST, /*Canonical=*/true);
     return true;
   };
@@ -399,12 +426,16 @@ bool OverlapAnalysis::appendSteps(const Expr *E, bool InWriteCall,
   if (!Call)
     return Base();
 
-  // An element of a std::vector of views: `parts[0]`.
+  // An element of a std::vector of views: `parts[0]`. Every element of a
+  // container filled with one handle is that tensor.
   if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(Call);
       Operator && Operator->getOperator() == OO_Subscript &&
       Operator->getNumArgs() == 2 &&
       isTensorListType(Operator->getArg(0)->getType())) {
     appendSteps(Operator->getArg(0), InWriteCall, Out);
+    if (const ValueDecl *Container = filledContainer(Operator->getArg(0));
+        Container && Ties.filledBy(Container))
+      return true;
     ViewStep Step;
     Step.Kind = ViewStep::Element;
     Step.Start = integer(Operator->getArg(1), InWriteCall);

@@ -38,6 +38,7 @@
 #ifndef TORCHALIAS_ANALYSIS_OVERLAPANALYSIS_H
 #define TORCHALIAS_ANALYSIS_OVERLAPANALYSIS_H
 
+#include "ConstructionTies.h"
 #include "OperatorTable.h"
 
 #include "clang/AST/Decl.h"
@@ -153,6 +154,13 @@ public:
   /// The dimension along which the last comparison found a shift.
   int64_t shiftedDimension() const { return LastShiftDim; }
 
+  /// What the function's constructions made one tensor (Note [Tensors made
+  /// one at construction]); extents see through it.
+  ConstructionTies &ties() const { return Ties; }
+  /// Whether two roots are one tensor: the same declaration, or members
+  /// tied at construction.
+  bool sameTensor(const ValueDecl *A, const ValueDecl *B) const;
+
 private:
   ViewExtent extent(const Expr *E, bool InWriteCall) const;
   bool appendSteps(const Expr *E, bool InWriteCall, ViewExtent &Out) const;
@@ -167,6 +175,7 @@ private:
   ASTContext &AST;
   const OperatorTable &Table;
   mutable std::unique_ptr<ExprMutationAnalyzer> Mutations;
+  mutable ConstructionTies Ties;
   mutable int64_t LastShiftDim = 0;
 };
 

@@ -272,3 +272,21 @@ void NegativeOtherModulesStep(TwoLayer generator, TwoLayer critic,
   opt_generator.step();
   again.backward();
 }
+
+// Negative: the variable the forward's result went into is given a new
+// forward's result after the step, and the backward starts from that one.
+
+void NegativeResultRecomputedAfterStep(TwoLayer generator, TwoLayer critic,
+                                       const torch::Tensor &z,
+                                       const torch::Tensor &real) {
+  torch::optim::Adam opt_critic(critic->parameters());
+  auto scores = critic(real);
+  auto critic_loss = scores.mean();
+  scores = critic(generator(z).detach());
+  critic_loss = critic_loss - scores.mean();
+  critic_loss.backward();
+  opt_critic.step();
+  scores = critic(generator(z));
+  auto generator_loss = scores.mean();
+  generator_loss.backward();
+}

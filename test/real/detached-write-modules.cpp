@@ -1,6 +1,8 @@
-// Ground truth for Note [Module state written before backward]: module
-// calls through the real ModuleHolder::operator() and forward, the real
-// Linear and Sequential, and the real parameter lists.
+// Ground truth for Note [Module state written before backward], Note
+// [Module calls] and Note [In-place modules in a Sequential]: module calls
+// through the real ModuleHolder::operator() and forward, the real Linear,
+// ReLU, Dropout and Sequential, their real options, and the real parameter
+// lists and optimizers.
 // REQUIRES: real-libtorch
 // RUN: %check_clang_tidy %s libtorch-detached-write %t -- -- %real_torch
 
@@ -66,4 +68,55 @@ void PositiveSequentialWeightsThroughData(const torch::Tensor &x) {
     named.value().data().mul_(0.5);
   // CHECK-MESSAGES: :[[@LINE-1]]:26: warning: 'mul_' writes through 'data()' into the parameters of 'model' between the forward of 'model' that saved them
   loss.backward();
+}
+
+struct MultiTaskImpl : torch::nn::Module {
+  MultiTaskImpl() {
+    trunk = register_module("trunk", torch::nn::Linear(12, 24));
+    head = register_module("head", torch::nn::Linear(24, 3));
+    act = register_module(
+        "act", torch::nn::ReLU(torch::nn::ReLUOptions().inplace(true)));
+  }
+  torch::Tensor forward(const torch::Tensor &x) {
+    auto features = trunk(x);
+    auto logits = head(features);
+    auto gated = act(features);
+    // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: 'act' writes in place into local 'features', which 'head' saved for backward
+    return logits.sum() + gated.sum();
+  }
+  torch::nn::Linear trunk{nullptr}, head{nullptr};
+  torch::nn::ReLU act{nullptr};
+};
+
+void PositiveSequentialDropoutAfterLeakyReLU() {
+  torch::nn::Sequential disc(
+      torch::nn::Linear(16, 32),
+      torch::nn::LeakyReLU(
+          torch::nn::LeakyReLUOptions().negative_slope(0.2).inplace(true)),
+      torch::nn::Dropout(torch::nn::DropoutOptions(0.25).inplace(true)),
+      // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'Dropout' writes its input in place, the output of 'LeakyReLU', which 'LeakyReLU' saved for backward
+      torch::nn::Linear(32, 1));
+}
+
+void NegativeSequentialReluAfterConv() {
+  torch::nn::Sequential block(
+      torch::nn::Conv2d(torch::nn::Conv2dOptions(3, 8, 3)),
+      torch::nn::BatchNorm2d(8),
+      torch::nn::ReLU(torch::nn::ReLUOptions().inplace(true)));
+}
+
+void PositiveStepBeforeGeneratorBackward(const torch::Tensor &z,
+                                         const torch::Tensor &real) {
+  torch::nn::Sequential G(torch::nn::Linear(2, 16), torch::nn::ReLU(),
+                          torch::nn::Linear(16, 2));
+  torch::nn::Sequential D(torch::nn::Linear(2, 16), torch::nn::Tanh(),
+                          torch::nn::Linear(16, 1));
+  torch::optim::Adam optD(D->parameters(), torch::optim::AdamOptions(2e-4));
+  auto fake = G->forward(z);
+  auto d_loss = D->forward(real).mean() - D->forward(fake.detach()).mean();
+  auto g_loss = -D->forward(fake).mean();
+  d_loss.backward();
+  optD.step();
+  // CHECK-MESSAGES: :[[@LINE-1]]:8: warning: 'step' writes into the parameters of 'D' between the forward of 'D' that saved them and the backward that needs them
+  g_loss.backward();
 }
