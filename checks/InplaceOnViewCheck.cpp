@@ -2,6 +2,7 @@
 
 #include "InplaceOnViewCheck.h"
 #include "Compat.h"
+#include "Snapshots.h"
 
 #include "clang-tidy/utils/OptionsUtils.h"
 #include "clang/AST/ASTContext.h"
@@ -31,6 +32,21 @@ void InplaceOnViewCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
 
 void InplaceOnViewCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *Function = matchedFunction(Result);
+  if (!Function)
+    return;
+  for (const SnapshotUse &Use : findSnapshotUses(*Function, table()))
+    reportSnapshotUse(Use);
+  if (std::optional<StateRecord> Record = findStateRecord(*Function, table())) {
+    diag(Record->Return->getRetValue()->getBeginLoc(),
+         "'%0' returns a record holding a handle to member '%1', not a copy; "
+         "'%2' writes '%1' in place, so every record '%0' returned changes "
+         "with the object")
+        << Function->getName() << Record->Member->getName()
+        << Record->Writer->getName();
+    diag(Record->Write->getExprLoc(), "'%0' writes '%1' in place here",
+         DiagnosticIDs::Note)
+        << Record->WriteName << Record->Member->getName();
+  }
   const FunctionAliasAnalysis *Analysis = analyze(Function, *Result.Context);
   if (!Analysis)
     return;
@@ -177,6 +193,25 @@ bool InplaceOnViewCheck::checkConstructionTie(const WriteEvent &Write) {
     return true;
   }
   return false;
+}
+
+// Note [Snapshots of handles]: the record holds the tensors themselves.
+void InplaceOnViewCheck::reportSnapshotUse(const SnapshotUse &Use) {
+  const SourceManager &SM = Use.Record->getASTContext().getSourceManager();
+  diag(Use.Use->getExprLoc(),
+       "'%0' reads '%1' and '%2', which are one tensor: '%3' holds handles to "
+       "%4, not copies, and '%5' has changed them in place since, so the "
+       "record is not the old values")
+      << Use.Operation << sourceText(Use.Live, SM, getLangOpts())
+      << sourceText(Use.Recorded, SM, getLangOpts()) << Use.Record->getName()
+      << Use.State << Use.WriteName;
+  diag(Use.Binding->getBeginLoc(),
+       "'%0' takes the handles here; clone them to keep the values",
+       DiagnosticIDs::Note)
+      << Use.Record->getName();
+  diag(Use.Write->getExprLoc(), "'%0' writes them in place here",
+       DiagnosticIDs::Note)
+      << Use.WriteName;
 }
 
 // Note [A changed argument read after the call]

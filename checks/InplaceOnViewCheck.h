@@ -8,6 +8,7 @@
 #include "ConstructionTies.h"
 #include "IntendedWrites.h"
 #include "ParameterSharing.h"
+#include "Snapshots.h"
 
 #include <string>
 #include <vector>
@@ -48,6 +49,7 @@ private:
   bool isRegisteredParameter(const FieldDecl *Field);
   const AutogradAnalysis &autograd(const FunctionDecl &Function);
   void report(const WriteEvent &Write);
+  void reportSnapshotUse(const SnapshotUse &Use);
   /// Note [Writes into tensors made one at construction].
   bool checkConstructionTie(const WriteEvent &Write);
   std::optional<FixItHint> cloneAtView(const WriteEvent &Write);

@@ -1,0 +1,63 @@
+// Ground truth for Note [Snapshots of handles] and Note [Records of an
+// object's state]: the real std::pair, parameters() and optimizers.
+// REQUIRES: real-libtorch
+// RUN: %check_clang_tidy %s libtorch-inplace-on-view %t -- -- %real_torch
+
+#include <torch/torch.h>
+
+#include <utility>
+#include <vector>
+
+void PositiveBestKeptAsHandles(torch::nn::Linear model, const torch::Tensor &x,
+                               const torch::Tensor &y) {
+  torch::optim::SGD opt(model->parameters(), 0.1);
+  std::pair<double, std::vector<torch::Tensor>> best{1e30, {}};
+  for (int step = 0; step < 10; ++step) {
+    opt.zero_grad();
+    auto loss = torch::mse_loss(model(x), y);
+    loss.backward();
+    opt.step();
+    if (loss.item<double>() < best.first)
+      best = {loss.item<double>(), model->parameters()};
+  }
+  torch::NoGradGuard no_grad;
+  auto params = model->parameters();
+  for (size_t i = 0; i < params.size(); ++i)
+    params[i].copy_(best.second[i]);
+  // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: 'copy_' reads 'params[i]' and 'best.second[i]', which are one tensor: 'best' holds handles to the parameters of 'model', not copies
+}
+
+void NegativeBestKeptAsClones(torch::nn::Linear model, const torch::Tensor &x,
+                              const torch::Tensor &y) {
+  torch::optim::SGD opt(model->parameters(), 0.1);
+  std::pair<double, std::vector<torch::Tensor>> best{1e30, {}};
+  for (int step = 0; step < 10; ++step) {
+    opt.zero_grad();
+    auto loss = torch::mse_loss(model(x), y);
+    loss.backward();
+    opt.step();
+    if (loss.item<double>() < best.first) {
+      std::vector<torch::Tensor> copies;
+      for (const auto &p : model->parameters())
+        copies.push_back(p.detach().clone());
+      best = {loss.item<double>(), copies};
+    }
+  }
+  torch::NoGradGuard no_grad;
+  auto params = model->parameters();
+  for (size_t i = 0; i < params.size(); ++i)
+    params[i].copy_(best.second[i]);
+}
+
+class MeanTracker {
+public:
+  void add(const torch::Tensor &x) {
+    total_.add_(x.sum());
+    count_ += x.numel();
+  }
+  std::pair<torch::Tensor, int64_t> state() const { return {total_, count_}; }
+  // CHECK-MESSAGES: :[[@LINE-1]]:60: warning: 'state' returns a record holding a handle to member 'total_', not a copy; 'add' writes 'total_' in place
+private:
+  torch::Tensor total_ = torch::zeros({});
+  int64_t count_ = 0;
+};
