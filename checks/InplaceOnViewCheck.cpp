@@ -2,6 +2,7 @@
 
 #include "InplaceOnViewCheck.h"
 #include "Compat.h"
+#include "ModuleState.h"
 #include "Snapshots.h"
 
 #include "clang-tidy/utils/OptionsUtils.h"
@@ -59,9 +60,59 @@ void InplaceOnViewCheck::check(const MatchFinder::MatchResult &Result) {
     else if (const FunctionDecl *Callee = changedArgumentReadAfter(Write))
       reportChangedArgument(Write, Callee);
     else if (!Write.CalleeWrite && !TieReported.count(Write.Call) &&
-             !Chains.continuesReported(Write) && checkConstructionTie(Write))
+             !Chains.continuesReported(Write) &&
+             (checkConstructionTie(Write) || checkInplaceOption(Write)))
       TieReported.insert(Write.Call);
   }
+}
+
+// Note [In-place options on a tensor someone still reads]
+// An activation or dropout built with `inplace(true)` (a module, or a
+// functional with such options; the API effect table says which write their
+// input) overwrites the tensor it is given, which is what the option is for
+// on a tensor nobody else needs. On a parameter of the function the caller's
+// tensor changes (a module's forward handed the batch it is given, a policy
+// clipping the observation the caller stores), and on a tensor another
+// variable still holds and reads (a residual block's `identity = x`) that
+// variable sees the write. Writes the author spells out (`x.relu_()`) are
+// the other rules' concern.
+bool InplaceOnViewCheck::checkInplaceOption(const WriteEvent &Write) {
+  const auto *Call = dyn_cast<CallExpr>(Write.Call);
+  std::optional<TensorCall> Tensor =
+      Call ? resolveTensorCall(Call, table()) : std::nullopt;
+  const AliasValue &Value = Write.Value;
+  if (!Tensor || Tensor->OperandNames.empty() || Value.isView() ||
+      !Value.Root || operandName(*Tensor, 0) != "input" ||
+      skipHandleCopies(Write.Target) != skipHandleCopies(Tensor->Args[0]))
+    return false;
+  const auto *Param = dyn_cast<ParmVarDecl>(Value.Root);
+  bool CallerTensor =
+      Param && Value.RootOrigin == Origin::CallerOwned &&
+      !(Param->getType()->isLValueReferenceType() &&
+        !Param->getType().getNonReferenceType().isConstQualified());
+  const VarDecl *Holder = nullptr;
+  for (const VarDecl *Other : Write.RootHolders)
+    if (Write.Owner->isReferencedAfter(Write, Other)) {
+      Holder = Other;
+      break;
+    }
+  if (!CallerTensor && !Holder)
+    return false;
+  diag(Write.Call->getExprLoc(),
+       "'%0' is built to write its input in place, and its input is %1; "
+       "%select{the caller's tensor changes too|'%3', which holds the same "
+       "tensor, is read afterwards and sees the write}2")
+      << Write.Operator << describeRoot(Value) << (Holder != nullptr)
+      << (Holder ? Holder->getName() : llvm::StringRef());
+  if (std::optional<ModuleCall> Module = moduleCallOf(Call)) {
+    llvm::SmallVector<const Expr *, 2> Built =
+        moduleConstructions(Module->Module);
+    if (!Built.empty())
+      diag(Built.front()->getBeginLoc(), "'%0' is built here",
+           DiagnosticIDs::Note)
+          << Write.Operator;
+  }
+  return true;
 }
 
 /// The tensors a write target names, followed through views, handle copies

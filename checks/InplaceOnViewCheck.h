@@ -52,6 +52,8 @@ private:
   void reportSnapshotUse(const SnapshotUse &Use);
   /// Note [Writes into tensors made one at construction].
   bool checkConstructionTie(const WriteEvent &Write);
+  /// Note [In-place options on a tensor someone still reads].
+  bool checkInplaceOption(const WriteEvent &Write);
   std::optional<FixItHint> cloneAtView(const WriteEvent &Write);
 
   const bool WarnOnLocalBuffers;

@@ -119,7 +119,9 @@ void reportRace(ClangTidyCheck &Check, const WorkerRace &R,
                   "%select{the worker %4 in place while the spawner still uses "
                   "%5|the spawner %4 in place before the worker is joined|"
                   "every chunk %4 in place, not only its [begin, end) part|"
-                  "each chunk %4 in place while other chunks read %5}6")
+                  "each chunk %4 in place while other chunks read %5|"
+                  "every worker the loop starts %4 in place while the others "
+                  "use %5}6")
       << How << S.Name << Shares << R.Spawn->EntryPoint << Writes
       << (Holder ? "them" : "it") << static_cast<unsigned>(R.Kind) << Fixes;
   if (S.Capture && Loc != S.Capture->getLocation())
@@ -183,7 +185,10 @@ void WorkerMissingCloneCheck::check(const MatchFinder::MatchResult &Result) {
   bool Isolate = Isolation == IsolationHelper::Torchalias;
   for (const WorkerRace &R : Races.races()) {
     llvm::SmallVector<FixItHint, 2> Fixes;
-    if (R.Shared.Kind == SharedKind::Tensor) {
+    // Workers of a loop writing one value may mean to share it (under a
+    // lock they forgot) or to work on copies: no fix-it chooses for them.
+    bool Choice = R.Kind == RaceKind::WorkersWrite;
+    if (R.Shared.Kind == SharedKind::Tensor && !Choice) {
       if (std::optional<FixItHint> Fix =
               isolateTensor(R.Shared, Isolate, SM, getLangOpts())) {
         Fixes.push_back(*Fix);

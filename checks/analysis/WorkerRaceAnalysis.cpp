@@ -734,11 +734,49 @@ WorkerRaceAnalysis::workerWrites(const WorkerSpawn &Spawn,
   return Writes;
 }
 
+/// Whether S follows a lock guard (`lock_guard`, `unique_lock`,
+/// `scoped_lock`) declared in a block of Body that encloses it.
+static bool lockedIn(const Stmt *S, const Stmt *Body, const SourceManager &SM) {
+  const auto *Block = dyn_cast_or_null<CompoundStmt>(Body);
+  SourceLocation Loc = S->getBeginLoc();
+  auto Contains = [&](const Stmt *Child) {
+    return !SM.isBeforeInTranslationUnit(Loc, Child->getBeginLoc()) &&
+           !SM.isBeforeInTranslationUnit(Child->getEndLoc(), Loc);
+  };
+  if (!Block) {
+    for (const Stmt *Child :
+         Body ? Body->children() : Stmt::const_child_range(nullptr, nullptr))
+      if (Child && Contains(Child))
+        return lockedIn(S, Child, SM);
+    return false;
+  }
+  for (const Stmt *Child : Block->body()) {
+    if (Contains(Child))
+      return lockedIn(S, Child, SM);
+    if (const auto *Decl = dyn_cast<DeclStmt>(Child))
+      for (const auto *D : Decl->decls())
+        if (const auto *Var = dyn_cast<VarDecl>(D)) {
+          std::string Type = Var->getType().getAsString();
+          if (llvm::StringRef(Type).contains("lock_guard") ||
+              llvm::StringRef(Type).contains("unique_lock") ||
+              llvm::StringRef(Type).contains("scoped_lock"))
+            return true;
+        }
+  }
+  return false;
+}
+
 /// Records the first race of a worker's write of Shared, if there is one.
 bool WorkerRaceAnalysis::findWorkerRace(const WorkerSpawn &Spawn,
                                         const SharedValue &Shared) {
+  // A bound function's locks are its own.
+  const Stmt *WorkerBody =
+      !Spawn.Lambda && Shared.BoundParam
+          ? cast<FunctionDecl>(Shared.BoundParam->getDeclContext())->getBody()
+          : nullptr;
   for (const StorageUpdate *Write : workerWrites(Spawn, Shared)) {
-    if (isLocked(Write->Call))
+    if (isLocked(Write->Call) ||
+        (WorkerBody && lockedIn(Write->Call, WorkerBody, *SM)))
       continue;
     if (Spawn.Kind == WorkerKind::Partitioned) {
       if (!Spawn.Lambda)
@@ -756,6 +794,16 @@ bool WorkerRaceAnalysis::findWorkerRace(const WorkerSpawn &Spawn,
     }
     if (const Stmt *Use = useAfter(Spawn, Shared.Root, Write->Member)) {
       Races.push_back({&Spawn, Shared, RaceKind::WorkerWrites, Write, Use});
+      return true;
+    }
+    // Note [Workers of a loop]
+    // A spawn in a loop that reaches itself again before a join, with the
+    // same value (not one declared or assigned afresh in each iteration),
+    // starts several workers on one tensor or module: each one's write
+    // races the others' reads and writes (A3C workers handed the global
+    // model, each stepping it without a lock).
+    if (runsUnjoined(Spawn.Site, Spawn.Site, Shared.Root)) {
+      Races.push_back({&Spawn, Shared, RaceKind::WorkersWrite, Write});
       return true;
     }
   }

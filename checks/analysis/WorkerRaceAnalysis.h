@@ -70,6 +70,9 @@ enum class RaceKind {
   SpawnerWrites,
   ChunksWrite,      ///< Every chunk writes the whole tensor.
   ChunksReadOthers, ///< Each chunk writes its part and reads the others'.
+  /// The spawn runs again, in a loop, before its worker is joined: several
+  /// workers share the value and each writes it (Note [Workers of a loop]).
+  WorkersWrite,
 };
 
 /// A shared value, the spawn that shares it and the write that races.

@@ -243,3 +243,33 @@ void NegativeRebindOnSomePaths(torch::Tensor grad_bias,
       grad_bias = grad_bias.view({-1});
   }
 }
+
+// Note [In-place options on a tensor someone still reads], with the real
+// ReLU and Dropout modules and their options.
+
+struct ResidualBlockImpl : torch::nn::Module {
+  ResidualBlockImpl() {
+    fc = register_module("fc", torch::nn::Linear(8, 8));
+    act = register_module(
+        "act", torch::nn::ReLU(torch::nn::ReLUOptions().inplace(true)));
+  }
+  torch::Tensor forward(torch::Tensor x) {
+    auto identity = x;
+    auto out = fc(act(x));
+    // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: 'act' is built to write its input in place, and its input is parameter 'x'; 'identity', which holds the same tensor, is read afterwards and sees the write
+    return out + identity;
+  }
+  torch::nn::Linear fc{nullptr};
+  torch::nn::ReLU act{nullptr};
+};
+
+struct ConvBlockImpl : torch::nn::Module {
+  ConvBlockImpl() {
+    conv = register_module("conv", torch::nn::Conv2d(3, 8, 3));
+    act = register_module(
+        "act", torch::nn::ReLU(torch::nn::ReLUOptions().inplace(true)));
+  }
+  torch::Tensor forward(const torch::Tensor &x) { return act(conv(x)); }
+  torch::nn::Conv2d conv{nullptr};
+  torch::nn::ReLU act{nullptr};
+};

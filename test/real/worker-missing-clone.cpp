@@ -5,7 +5,9 @@
 #include <torch/torch.h>
 
 #include <future>
+#include <mutex>
 #include <thread>
+#include <vector>
 
 void consume(const torch::Tensor &t);
 void normalize_inplace(torch::Tensor x) { x.div_(255); }
@@ -118,4 +120,45 @@ void PositiveVectorArgument(std::vector<torch::Tensor> batch) {
   // CHECK-MESSAGES: :[[@LINE-1]]:28: warning: argument 'batch' holds tensors that share their storage with worker entry point 'std::thread' and the worker writes them in place while the spawner still uses them
   consume(batch[0]);
   t.join();
+}
+
+// Note [Workers of a loop]: asynchronous workers handed the global model,
+// each stepping it without a lock.
+
+void step_global(torch::nn::Linear global, int steps) {
+  auto params = global->parameters();
+  torch::NoGradGuard no_grad;
+  for (int k = 0; k < steps; ++k)
+    for (auto &p : params)
+      p.sub_(0.01);
+}
+
+void PositiveAsynchronousWorkers() {
+  torch::nn::Linear global(4, 4);
+  std::vector<std::thread> workers;
+  for (int id = 0; id < 4; ++id)
+    workers.emplace_back(step_global, global, 10);
+  // CHECK-MESSAGES: :[[@LINE-1]]:39: warning: argument 'global' shares its module with worker entry point 'std::thread' and every worker the loop starts updates its parameters in place while the others use it
+  for (auto &w : workers)
+    w.join();
+}
+
+std::mutex global_mutex;
+
+void step_global_locked(torch::nn::Linear global, int steps) {
+  for (int k = 0; k < steps; ++k) {
+    std::lock_guard<std::mutex> lock(global_mutex);
+    torch::NoGradGuard no_grad;
+    for (auto &p : global->parameters())
+      p.sub_(0.01);
+  }
+}
+
+void NegativeLockedWorkers() {
+  torch::nn::Linear global(4, 4);
+  std::vector<std::thread> workers;
+  for (int id = 0; id < 4; ++id)
+    workers.emplace_back(step_global_locked, global, 10);
+  for (auto &w : workers)
+    w.join();
 }
