@@ -13,8 +13,6 @@
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Lexer.h"
 
-#include <functional>
-
 using namespace clang::ast_matchers;
 
 namespace clang::tidy::libtorch {
@@ -44,20 +42,16 @@ static bool writesGradLeaf(const WriteEvent &Write, const OperatorTable &Ops) {
 /// state needs before it builds anything.
 static bool callsModuleAndBackward(const Stmt *Body) {
   bool Module = false, Backward = false;
-  std::function<void(const Stmt *)> Visit = [&](const Stmt *S) {
-    if (!S || (Module && Backward))
+  forEachStmt(Body, [&](const Stmt *S) {
+    const auto *Call = dyn_cast<CallExpr>(S);
+    if (!Call)
       return;
-    if (const auto *Call = dyn_cast<CallExpr>(S)) {
-      Module |= moduleCallOf(Call).has_value();
-      const FunctionDecl *Callee = Call->getDirectCallee();
-      Backward |=
-          Callee && Callee->getIdentifier() &&
-          (Callee->getName() == "backward" || Callee->getName() == "grad");
-    }
-    for (const Stmt *Child : S->children())
-      Visit(Child);
-  };
-  Visit(Body);
+    Module |= moduleCallOf(Call).has_value();
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    Backward |=
+        Callee && Callee->getIdentifier() &&
+        (Callee->getName() == "backward" || Callee->getName() == "grad");
+  });
   return Module && Backward;
 }
 
@@ -343,22 +337,18 @@ void DetachedWriteCheck::reportModuleStateWrite(const ModuleStateWrite &Write,
 // `BatchNorm2d` save their input, not their output, so an in-place
 // activation after them is fine.
 void DetachedWriteCheck::checkSequentialOrder(const FunctionDecl &Function) {
-  std::function<void(const Stmt *)> Visit = [&](const Stmt *S) {
-    if (!S)
-      return;
+  auto Visit = [&](const Stmt *S) {
     if (const auto *Construct = dyn_cast<CXXConstructExpr>(S))
       if (const CXXRecordDecl *Impl = moduleImplOf(Construct->getType());
           Impl && Impl->getIdentifier() &&
           Impl->getName() == "SequentialImpl" && isLibtorchDecl(Impl))
         checkSequential(*Construct);
-    for (const Stmt *Child : S->children())
-      Visit(Child);
   };
-  Visit(Function.getBody());
+  forEachStmt(Function.getBody(), Visit);
   if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(&Function))
     for (const CXXCtorInitializer *Init : Ctor->inits())
       if (Init->isWritten())
-        Visit(Init->getInit());
+        forEachStmt(Init->getInit(), Visit);
 }
 
 /// The class name a module is known by: `LeakyReLU` for LeakyReLUImpl.

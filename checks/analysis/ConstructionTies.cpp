@@ -9,8 +9,6 @@
 #include "clang/AST/StmtCXX.h"
 #include "llvm/ADT/FoldingSet.h"
 
-#include <functional>
-
 namespace clang::tidy::libtorch {
 
 // Note [Tensors made one at construction]
@@ -24,25 +22,6 @@ namespace clang::tidy::libtorch {
 // members are sources: `torch::zeros({d})` written twice makes two tensors.
 
 namespace {
-
-void forEachStmt(const Stmt *S,
-                 const std::function<void(const Stmt *)> &Visit) {
-  if (!S)
-    return;
-  Visit(S);
-  for (const Stmt *Child : S->children())
-    forEachStmt(Child, Visit);
-}
-
-/// The declaration an expression names: `v`, `this->v`.
-const ValueDecl *namedDecl(const Expr *E) {
-  E = E->IgnoreImplicit()->IgnoreParens();
-  if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
-    return Ref->getDecl();
-  if (const auto *Member = dyn_cast<MemberExpr>(E))
-    return Member->getMemberDecl();
-  return nullptr;
-}
 
 /// `v[i]`, `v.at(i)`, `v.front()`, `v.back()`: the container.
 const ValueDecl *containerOfElement(const Expr *E) {

@@ -14,8 +14,6 @@
 #include "clang/AST/StmtCXX.h"
 #include "clang/Basic/SourceManager.h"
 
-#include <functional>
-
 namespace clang::tidy::libtorch {
 
 namespace {
@@ -23,13 +21,14 @@ namespace {
 /// Calls every function of S in source order, not looking into lambdas
 /// (they run when called, which this does not follow).
 void forEachCall(const Stmt *S,
-                 const std::function<void(const CallExpr *)> &Visit) {
-  if (!S || isa<LambdaExpr>(S))
-    return;
-  if (const auto *Call = dyn_cast<CallExpr>(S))
-    Visit(Call);
-  for (const Stmt *Child : S->children())
-    forEachCall(Child, Visit);
+                 llvm::function_ref<void(const CallExpr *)> Visit) {
+  forEachStmt(
+      S,
+      [&](const Stmt *Child) {
+        if (const auto *Call = dyn_cast<CallExpr>(Child))
+          Visit(Call);
+      },
+      /*IntoLambdas=*/false);
 }
 
 /// `X->parameters()`, `X.named_parameters()`, `X->buffers()`, also through
@@ -60,19 +59,14 @@ const Expr *moduleOfParameterRange(const Expr *Range, unsigned Depth = 0) {
 /// the guard's block.
 std::vector<SourceRange> noGradRanges(const Stmt *Body) {
   std::vector<SourceRange> Ranges;
-  std::function<void(const Stmt *)> Visit = [&](const Stmt *S) {
-    if (!S)
-      return;
+  forEachStmt(Body, [&](const Stmt *S) {
     if (const auto *Block = dyn_cast<CompoundStmt>(S))
       for (const Stmt *Child : Block->body())
         if (declaresNoGradGuard(Child)) {
           Ranges.push_back({Child->getEndLoc(), Block->getEndLoc()});
           break;
         }
-    for (const Stmt *Child : S->children())
-      Visit(Child);
-  };
-  Visit(Body);
+  });
   return Ranges;
 }
 

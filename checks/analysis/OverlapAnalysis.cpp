@@ -93,16 +93,6 @@ IndexPolynomial::withDimensionSize(const IndexPolynomial &Size) const {
 
 namespace {
 
-/// The declaration a container expression names: `v`, `this->v`.
-const ValueDecl *filledContainer(const Expr *E) {
-  E = E->IgnoreImplicit()->IgnoreParens();
-  if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
-    return Ref->getDecl();
-  if (const auto *Member = dyn_cast<MemberExpr>(E))
-    return Member->getMemberDecl();
-  return nullptr;
-}
-
 using Bound = std::optional<IndexPolynomial>;
 
 bool provablyLessOrEqual(const Bound &A, const Bound &B) {
@@ -433,7 +423,7 @@ bool OverlapAnalysis::appendSteps(const Expr *E, bool InWriteCall,
       Operator->getNumArgs() == 2 &&
       isTensorListType(Operator->getArg(0)->getType())) {
     appendSteps(Operator->getArg(0), InWriteCall, Out);
-    if (const ValueDecl *Container = filledContainer(Operator->getArg(0));
+    if (const ValueDecl *Container = namedDecl(Operator->getArg(0));
         Container && Ties.filledBy(Container))
       return true;
     ViewStep Step;

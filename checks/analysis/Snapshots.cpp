@@ -13,7 +13,6 @@
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/FoldingSet.h"
 
-#include <functional>
 #include <optional>
 
 namespace clang::tidy::libtorch {
@@ -47,15 +46,6 @@ struct Identity {
            Index == Other.Index;
   }
 };
-
-void forEachStmt(const Stmt *S,
-                 const std::function<void(const Stmt *)> &Visit) {
-  if (!S)
-    return;
-  Visit(S);
-  for (const Stmt *Child : S->children())
-    forEachStmt(Child, Visit);
-}
 
 /// A local record of handles: a class that is not a tensor, a container or
 /// a module, with at least one tensor or tensor-list field (a user struct,

@@ -281,6 +281,33 @@ bool isOptionsArgument(const Expr *Arg) {
          compat::endsWith(Record->getName(), "Options");
 }
 
+/// Turns what a measured call does, by operand name, into positions of
+/// Result's operands (named by Result.OperandNames; an argument the call
+/// leaves to its default is none).
+void applyMeasuredEffect(const ApiEffect &Effect, TensorCall &Result) {
+  auto PositionOf = [&](llvm::StringRef Name) -> std::optional<unsigned> {
+    for (unsigned I = 0; I < Result.OperandNames.size(); ++I)
+      if (Result.OperandNames[I] == Name &&
+          !isa<CXXDefaultArgExpr>(Result.Args[I]))
+        return I;
+    return std::nullopt;
+  };
+  TensorCall::Saves Saves;
+  for (const std::string &Name : Effect.Writes)
+    if (std::optional<unsigned> Position = PositionOf(Name))
+      Result.Effect.WrittenArgs.push_back(*Position);
+  for (const std::string &Name : Effect.WritesGradLeaves)
+    if (std::optional<unsigned> Position = PositionOf(Name))
+      Result.WritesGradLeaves.push_back(*Position);
+  for (const std::string &Name : Effect.Saves)
+    if (std::optional<unsigned> Position = PositionOf(Name))
+      Saves.Inputs.push_back(*Position);
+  Saves.Result = Effect.SavesResult;
+  Result.MeasuredSaves = Saves;
+  if (!Effect.Returns.empty())
+    Result.Effect.ResultAliases = PositionOf(Effect.Returns);
+}
+
 std::optional<TensorCall> resolveApiCall(const CallExpr *Call,
                                          const FunctionDecl *Callee) {
   const ApiEntry *Entry =
@@ -324,27 +351,7 @@ std::optional<TensorCall> resolveApiCall(const CallExpr *Call,
           return optionValue(Arg, AST);
         return Default;
       });
-  auto PositionOf = [&](llvm::StringRef Name) -> std::optional<unsigned> {
-    for (unsigned I = 0; I < Result.OperandNames.size(); ++I)
-      if (Result.OperandNames[I] == Name && !isa<CXXDefaultArgExpr>(
-                                                Result.Args[I]))
-        return I;
-    return std::nullopt;
-  };
-  TensorCall::Saves Saves;
-  for (const std::string &Name : Effect.Writes)
-    if (std::optional<unsigned> Position = PositionOf(Name))
-      Result.Effect.WrittenArgs.push_back(*Position);
-  for (const std::string &Name : Effect.WritesGradLeaves)
-    if (std::optional<unsigned> Position = PositionOf(Name))
-      Result.WritesGradLeaves.push_back(*Position);
-  for (const std::string &Name : Effect.Saves)
-    if (std::optional<unsigned> Position = PositionOf(Name))
-      Saves.Inputs.push_back(*Position);
-  Saves.Result = Effect.SavesResult;
-  Result.MeasuredSaves = Saves;
-  if (!Effect.Returns.empty())
-    Result.Effect.ResultAliases = PositionOf(Effect.Returns);
+  applyMeasuredEffect(Effect, Result);
   return Result;
 }
 
@@ -464,25 +471,9 @@ std::optional<TensorCall> resolveModuleCall(const CallExpr *Call) {
     Result.Args.push_back(Arg);
     Result.OperandNames.push_back(Input ? "input" : "");
   }
-  ApiEffect Effect =
-      *moduleForwardEffect(Module->Impl, moduleConstructions(Module->Module));
-  auto PositionOf = [&](llvm::StringRef Tensor) -> std::optional<unsigned> {
-    auto It = llvm::find(Result.OperandNames, Tensor);
-    if (It == Result.OperandNames.end())
-      return std::nullopt;
-    return static_cast<unsigned>(It - Result.OperandNames.begin());
-  };
-  TensorCall::Saves Saves;
-  for (const std::string &Tensor : Effect.Writes)
-    if (std::optional<unsigned> Position = PositionOf(Tensor))
-      Result.Effect.WrittenArgs.push_back(*Position);
-  for (const std::string &Tensor : Effect.Saves)
-    if (std::optional<unsigned> Position = PositionOf(Tensor))
-      Saves.Inputs.push_back(*Position);
-  Saves.Result = Effect.SavesResult;
-  Result.MeasuredSaves = Saves;
-  if (!Effect.Returns.empty())
-    Result.Effect.ResultAliases = PositionOf(Effect.Returns);
+  applyMeasuredEffect(
+      *moduleForwardEffect(Module->Impl, moduleConstructions(Module->Module)),
+      Result);
   return Result;
 }
 
@@ -745,6 +736,24 @@ std::optional<TensorCall> resolveTensorCall(const CallExpr *Call,
     return Result;
   }
   return std::nullopt;
+}
+
+void forEachStmt(const Stmt *S, llvm::function_ref<void(const Stmt *)> Visit,
+                 bool IntoLambdas) {
+  if (!S || (!IntoLambdas && isa<LambdaExpr>(S)))
+    return;
+  Visit(S);
+  for (const Stmt *Child : S->children())
+    forEachStmt(Child, Visit, IntoLambdas);
+}
+
+const ValueDecl *namedDecl(const Expr *E) {
+  E = E->IgnoreImplicit()->IgnoreParens();
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+    return Ref->getDecl();
+  if (const auto *Member = dyn_cast<MemberExpr>(E))
+    return Member->getMemberDecl();
+  return nullptr;
 }
 
 llvm::DenseMap<const VarDecl *, const Expr *> rangeForInits(const Stmt *Body) {

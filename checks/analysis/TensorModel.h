@@ -17,6 +17,7 @@
 #include "OperatorTable.h"
 #include "clang/AST/Expr.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <optional>
@@ -133,6 +134,15 @@ bool preservesFormat(const TensorCall &Call);
 /// Strips the implicit nodes around a tensor-valued expression: casts,
 /// temporaries, parentheses and copy or move construction of a handle.
 const Expr *skipHandleCopies(const Expr *E);
+
+/// Calls Visit on S and every statement under it, parents first; the
+/// bodies of lambdas (which run when called) only with IntoLambdas.
+void forEachStmt(const Stmt *S, llvm::function_ref<void(const Stmt *)> Visit,
+                 bool IntoLambdas = true);
+
+/// The declaration an expression names: `v`, `this->v`, `obj.v`; null for
+/// anything else.
+const ValueDecl *namedDecl(const Expr *E);
 
 /// The range of each range-for loop in Body, by its loop variable
 /// (`for (auto &p : range)`), so that a use of `p` can be followed to `range`.

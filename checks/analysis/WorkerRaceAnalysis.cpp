@@ -100,6 +100,14 @@ bool isModuleTensorList(const CXXMemberCallExpr *Call) {
 
 } // namespace
 
+/// A `std::lock_guard`, `std::unique_lock` or `std::scoped_lock`.
+static bool isLockGuard(const VarDecl *Var) {
+  std::string Type = Var->getType().getAsString();
+  return llvm::StringRef(Type).contains("lock_guard") ||
+         llvm::StringRef(Type).contains("unique_lock") ||
+         llvm::StringRef(Type).contains("scoped_lock");
+}
+
 void WorkerRaceAnalysis::collect(const Stmt *S) {
   if (!S)
     return;
@@ -108,11 +116,7 @@ void WorkerRaceAnalysis::collect(const Stmt *S) {
   if (const auto *Decl = dyn_cast<DeclStmt>(S)) {
     for (const auto *D : Decl->decls())
       if (const auto *Var = dyn_cast<VarDecl>(D)) {
-        std::string Type = Var->getType().getAsString();
-        if (!Compounds.empty() &&
-            (llvm::StringRef(Type).contains("lock_guard") ||
-             llvm::StringRef(Type).contains("unique_lock") ||
-             llvm::StringRef(Type).contains("scoped_lock")))
+        if (!Compounds.empty() && isLockGuard(Var))
           Locks.push_back({Var->getLocation(), Compounds.back()->getSourceRange()});
         if (Var->getInit() && (isTensorType(Var->getType()) ||
                                isTensorListType(Var->getType()))) {
@@ -755,13 +759,8 @@ static bool lockedIn(const Stmt *S, const Stmt *Body, const SourceManager &SM) {
       return lockedIn(S, Child, SM);
     if (const auto *Decl = dyn_cast<DeclStmt>(Child))
       for (const auto *D : Decl->decls())
-        if (const auto *Var = dyn_cast<VarDecl>(D)) {
-          std::string Type = Var->getType().getAsString();
-          if (llvm::StringRef(Type).contains("lock_guard") ||
-              llvm::StringRef(Type).contains("unique_lock") ||
-              llvm::StringRef(Type).contains("scoped_lock"))
-            return true;
-        }
+        if (const auto *Var = dyn_cast<VarDecl>(D); Var && isLockGuard(Var))
+          return true;
   }
   return false;
 }
