@@ -741,23 +741,19 @@ WorkerRaceAnalysis::workerWrites(const WorkerSpawn &Spawn,
 /// Whether S follows a lock guard (`lock_guard`, `unique_lock`,
 /// `scoped_lock`) declared in a block of Body that encloses it.
 static bool lockedIn(const Stmt *S, const Stmt *Body, const SourceManager &SM) {
-  const auto *Block = dyn_cast_or_null<CompoundStmt>(Body);
+  if (!Body)
+    return false;
   SourceLocation Loc = S->getBeginLoc();
   auto Contains = [&](const Stmt *Child) {
-    return !SM.isBeforeInTranslationUnit(Loc, Child->getBeginLoc()) &&
+    return Child && !SM.isBeforeInTranslationUnit(Loc, Child->getBeginLoc()) &&
            !SM.isBeforeInTranslationUnit(Child->getEndLoc(), Loc);
   };
-  if (!Block) {
-    for (const Stmt *Child :
-         Body ? Body->children() : Stmt::const_child_range(nullptr, nullptr))
-      if (Child && Contains(Child))
-        return lockedIn(S, Child, SM);
-    return false;
-  }
-  for (const Stmt *Child : Block->body()) {
+  for (const Stmt *Child : Body->children()) {
     if (Contains(Child))
       return lockedIn(S, Child, SM);
-    if (const auto *Decl = dyn_cast<DeclStmt>(Child))
+    // A guard declared earlier in the same block holds from here on.
+    if (const auto *Decl = dyn_cast_or_null<DeclStmt>(Child);
+        Decl && isa<CompoundStmt>(Body))
       for (const auto *D : Decl->decls())
         if (const auto *Var = dyn_cast<VarDecl>(D); Var && isLockGuard(Var))
           return true;
