@@ -343,6 +343,13 @@ OverlapAnalysis::integer(const Expr *E, bool InWriteCall) const {
       return IndexPolynomial(Var);
     return std::nullopt;
   }
+  // A member of this (`c_`, the frame stack's channel count) read twice in
+  // the writing call itself has one value there.
+  if (const auto *Member = dyn_cast<MemberExpr>(E))
+    if (const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl());
+        Field && InWriteCall &&
+        isa<CXXThisExpr>(Member->getBase()->IgnoreImplicit()))
+      return IndexPolynomial(Field);
   if (const auto *Unary = dyn_cast<UnaryOperator>(E);
       Unary && Unary->getOpcode() == UO_Minus) {
     if (auto Operand = integer(Unary->getSubExpr(), InWriteCall))

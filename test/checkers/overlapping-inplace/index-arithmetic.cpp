@@ -93,3 +93,24 @@ void PositiveRangeWithinRange(torch::Tensor x) {
 void NegativeRangeWithinRange(torch::Tensor x) {
   x.narrow(0, 2, 4).narrow(0, 0, 2).add_(x.narrow(0, 0, 2));
 }
+
+// The shift by a member (the frame stack's channel count), read twice in
+// the writing call: one value there.
+
+class FrameStack {
+public:
+  void PositiveShiftByMember() {
+    frames_.index_put_({Slice(), Slice(None, -channels_)},
+                       frames_.index({Slice(), Slice(channels_, None)}));
+    // CHECK-MESSAGES: :[[@LINE-2]]:13: warning: source 'frames_.index({Slice(), Slice(channels_, None)})' of 'index_put_' overlaps (a shifted slice along dimension 1 of) its destination 'frames_' at '{Slice(), Slice(None, -channels_)}'
+    // CHECK-FIXES: frames_.index({Slice(), Slice(channels_, None)}).clone());
+  }
+  void NegativeAdjacentSlotsByMember() {
+    frames_.index_put_({Slice(), Slice(0, channels_)},
+                       frames_.index({Slice(), Slice(channels_, 2 * channels_)}));
+  }
+
+private:
+  int64_t channels_ = 3;
+  torch::Tensor frames_;
+};
