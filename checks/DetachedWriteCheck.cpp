@@ -38,10 +38,10 @@ static bool writesGradLeaf(const WriteEvent &Write, const OperatorTable &Ops) {
   });
 }
 
-/// Whether Body calls a module and a backward: what the rule on module
-/// state needs before it builds anything.
-static bool callsModuleAndBackward(const Stmt *Body) {
-  bool Module = false, Backward = false;
+/// Whether Body calls a module and a backward (or, with Backward, is one):
+/// what the rule on module state needs before it builds anything.
+static bool callsModuleAndBackward(const Stmt *Body, bool Backward) {
+  bool Module = false;
   forEachStmt(Body, [&](const Stmt *S) {
     const auto *Call = dyn_cast<CallExpr>(S);
     if (!Call)
@@ -81,7 +81,13 @@ void DetachedWriteCheck::check(const MatchFinder::MatchResult &Result) {
         Reported.insert(Write.Call);
     }
   }
-  if (callsModuleAndBackward(Function->getBody()))
+  // A module's forward is differentiated by its caller (Note [A module's
+  // forward is differentiated]).
+  const auto *Method = dyn_cast<CXXMethodDecl>(Function);
+  bool Forward = Method && Method->getIdentifier() &&
+                 Method->getName() == "forward" &&
+                 isModuleClass(Method->getParent());
+  if (callsModuleAndBackward(Function->getBody(), Forward))
     checkModuleStateWrites(*Function, Facts(), Reported, *Result.Context);
   checkSequentialOrder(*Function);
 }
@@ -189,6 +195,26 @@ bool DetachedWriteCheck::checkInPlaceWrite(const WriteEvent &Write,
   return true;
 }
 
+static std::string describeModuleState(const ModuleStateWrite &Write);
+static std::string writerName(const Expr *Call, const OperatorTable &Table);
+
+/// The module whose member Member the saving call reads.
+static ModuleInstance savedMemberInstance(const CallExpr &Saver,
+                                          const FieldDecl *Member) {
+  ModuleInstance Found;
+  forEachStmt(&Saver, [&](const Stmt *S) {
+    if (const auto *Read = dyn_cast<MemberExpr>(S);
+        Read && Read->getMemberDecl() == Member)
+      Found = moduleInstanceOf(Read->getBase());
+  });
+  return Found;
+}
+
+/// Two module instances that may be one: the same, or not both known.
+static bool sameModule(const ModuleInstance &A, const ModuleInstance &B) {
+  return !A.known() || !B.known() || A == B;
+}
+
 // Note [Module state written before backward]
 // A module call saves some of the module's parameters and buffers for the
 // backward of its result (ModuleStateAnalysis::savedBy: Linear its weight,
@@ -224,6 +250,25 @@ void DetachedWriteCheck::checkModuleStateWrites(
                         (Write.Member && isRegisteredBuffer(Write.Member));
     if (Reported.count(Write.Call) || Done.count(Write.Call) || !AllowedWrite)
       continue;
+    // A member an operation of this function saved: a max-norm Embedding's
+    // lookup after a tied projection `matmul(h, embed->weight.t())`.
+    if (const SavedTensor *Save =
+            Write.Member && Write.Site == Write.Call
+                ? Autograd.savedFor(Write.Member, Write.Call,
+                                    /*DefiniteOnly=*/true)
+                : nullptr;
+        Save && sameModule(savedMemberInstance(*Save->Saver, Write.Member),
+                           Write.Instance)) {
+      diag(Write.Call->getExprLoc(),
+           "'%0' writes in place into %1, which '%2' saved for backward; "
+           "backward throws 'one of the variables needed for gradient "
+           "computation has been modified by an inplace operation'")
+          << writerName(Write.Call, table()) << describeModuleState(Write)
+          << Save->Operator;
+      noteSave(*Save);
+      Done.insert(Write.Call);
+      continue;
+    }
     // The latest module call before the write whose saved state it reaches
     // and whose backward follows it.
     for (const ModuleSave &Save : llvm::reverse(Saves)) {

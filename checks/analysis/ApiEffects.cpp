@@ -100,6 +100,7 @@ ApiEffect ApiEntry::under(
       continue;
     addAll(Effect.Writes, Case.Writes);
     addAll(Effect.WritesMembers, Case.WritesMembers);
+    addAll(Effect.WritesWithoutVersion, Case.WritesWithoutVersion);
     addAll(Effect.WritesGradLeaves, Case.WritesGradLeaves);
     addAll(Effect.Saves, Case.Saves);
     addAll(Effect.SavesMembers, Case.SavesMembers);

@@ -58,8 +58,8 @@ struct ApiCase {
 
 /// The union of the cases a call may be in.
 struct ApiEffect {
-  std::vector<std::string> Writes, WritesMembers, WritesGradLeaves, Saves,
-      SavesMembers;
+  std::vector<std::string> Writes, WritesMembers, WritesWithoutVersion,
+      WritesGradLeaves, Saves, SavesMembers;
   std::string Returns; ///< Empty unless every such case returns it.
   bool SavesResult = false;
 

@@ -275,6 +275,39 @@ ModuleStateAnalysis::optimizerStep(const CallExpr *Call) {
   return Write;
 }
 
+// Note [A module call writes its own state]
+// Some library modules write their own tensors in forward: an `Embedding`
+// built with `max_norm` renormalises the rows of its `weight` it looks up,
+// under its own NoGradGuard (so also on a parameter). The API effect table
+// measures which (`writes_members`), under the options of the module's
+// construction (Note [Module calls]). A BatchNorm in training updates its
+// running statistics through the data pointer (`writes_without_version`):
+// autograd cannot see that, and its backward does not use them, so those
+// writes are left out.
+std::vector<ModuleStateWrite>
+ModuleStateAnalysis::ownStateWrites(const CallExpr *Call) {
+  std::optional<ModuleCall> Module = moduleCallOf(Call);
+  std::optional<ApiEffect> Effect =
+      Module ? moduleForwardEffect(Module->Impl,
+                                   moduleConstructions(Module->Module))
+             : std::nullopt;
+  std::vector<ModuleStateWrite> Writes;
+  if (!Effect)
+    return Writes;
+  for (const std::string &Name : Effect->WritesMembers)
+    if (const FieldDecl *Field = tensorMember(Module->Impl, Name);
+        Field && !llvm::is_contained(Effect->WritesWithoutVersion, Name)) {
+      ModuleStateWrite Write;
+      Write.Member = Field;
+      Write.Instance = moduleInstanceOf(Module->Module);
+      Write.Site = Call;
+      Write.Call = Call;
+      Write.InNoGradScope = true;
+      Writes.push_back(Write);
+    }
+  return Writes;
+}
+
 /// Whether Site lies in a no-grad scope of Function.
 static bool inNoGradScope(const Expr *Site, const FunctionDecl *Function) {
   SourceLocation Loc = Site->getBeginLoc();
@@ -401,6 +434,8 @@ ModuleStateAnalysis::writesOf(const FunctionDecl *Function) {
       Result->State.push_back(*Step);
       return;
     }
+    for (const ModuleStateWrite &Write : ownStateWrites(Call))
+      Result->State.push_back(Write);
     if (std::optional<TensorCall> Tensor = resolveTensorCall(Call, Ops)) {
       if (!Tensor->Effect.writes())
         return;

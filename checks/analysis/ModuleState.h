@@ -165,6 +165,9 @@ private:
   const FunctionWrites &writesOf(const FunctionDecl *Function);
   /// `opt.step()` of an optimizer built from one module's parameters.
   std::optional<ModuleStateWrite> optimizerStep(const CallExpr *Call);
+  /// What a library module's call writes of its own tensors (Note [A module
+  /// call writes its own state]).
+  std::vector<ModuleStateWrite> ownStateWrites(const CallExpr *Call);
   /// A write target followed to module state, or to a tensor parameter of
   /// Function (Parameter set).
   std::optional<ModuleStateWrite> follow(const Expr *Target, const Expr *Site,

@@ -120,3 +120,25 @@ void PositiveStepBeforeGeneratorBackward(const torch::Tensor &z,
   // CHECK-MESSAGES: :[[@LINE-1]]:8: warning: 'step' writes into the parameters of 'D' between the forward of 'D' that saved them and the backward that needs them
   g_loss.backward();
 }
+
+// Note [A module call writes its own state]: the real Embedding with
+// max_norm renormalises its weight in forward.
+
+struct TiedLanguageModelImpl : torch::nn::Module {
+  TiedLanguageModelImpl() {
+    embed = register_module(
+        "embed",
+        torch::nn::Embedding(torch::nn::EmbeddingOptions(100, 16).max_norm(1.0)));
+    cell = register_module("cell", torch::nn::GRUCell(16, 16));
+  }
+  torch::Tensor forward(const torch::Tensor &context, const torch::Tensor &next,
+                        const torch::Tensor &state) {
+    auto h = cell(embed(context), state);
+    auto logits = torch::matmul(h, embed->weight.t());
+    auto target = embed(next);
+    // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: 'embed' writes in place into member 'weight', which 'matmul' saved for backward
+    return logits.sum() + target.sum();
+  }
+  torch::nn::Embedding embed{nullptr};
+  torch::nn::GRUCell cell{nullptr};
+};

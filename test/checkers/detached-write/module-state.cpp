@@ -290,3 +290,53 @@ void NegativeResultRecomputedAfterStep(TwoLayer generator, TwoLayer critic,
   auto generator_loss = scores.mean();
   generator_loss.backward();
 }
+
+// Note [A module call writes its own state]: an Embedding built with
+// max_norm renormalises its weight in forward.
+
+struct TiedLanguageModelImpl : torch::nn::Module {
+  TiedLanguageModelImpl()
+      : embed(torch::nn::EmbeddingOptions(100, 16).max_norm(1.0)), cell(16, 16) {}
+  torch::Tensor forward(const torch::Tensor &context, const torch::Tensor &next) {
+    auto h = cell(embed(context));
+    auto logits = torch::matmul(h, embed->weight.t());
+    auto target = embed(next);
+    // CHECK-NOTES: :[[@LINE-1]]:19: warning: 'embed' writes in place into member 'weight', which 'matmul' saved for backward; backward throws 'one of the variables needed for gradient computation has been modified by an inplace operation'
+    // CHECK-NOTES: :[[@LINE-3]]:19: note: 'matmul' saves 'weight' for backward here
+    return logits.sum() + target.sum();
+  }
+  torch::nn::Embedding embed;
+  torch::nn::Linear cell;
+};
+
+// Positive: the second lookup renormalises the weight the first saved.
+
+void PositiveTwoLookups(const torch::Tensor &a, const torch::Tensor &b) {
+  torch::nn::Embedding table(torch::nn::EmbeddingOptions(10, 4).max_norm(1.0));
+  auto first = table(a);
+  auto second = table(b);
+  // CHECK-NOTES: :[[@LINE-1]]:17: warning: 'table' writes into member 'weight' of 'table' between the forward of 'table' that saved it and the backward that needs it; backward throws
+  // CHECK-NOTES: :[[@LINE-3]]:16: note: the forward of 'table' saves it for backward here
+  // CHECK-NOTES: :[[@LINE+1]]:3: note: the backward that needs it runs here
+  (first.sum() + second.sum()).backward();
+}
+
+// Negative: without max_norm the lookups write nothing.
+
+void NegativeTwoLookupsWithoutMaxNorm(const torch::Tensor &a,
+                                      const torch::Tensor &b) {
+  torch::nn::Embedding table(10, 4);
+  auto first = table(a);
+  auto second = table(b);
+  (first.sum() + second.sum()).backward();
+}
+
+// Negative: the projection saved another embedding's weight.
+
+void NegativeOtherTable(const torch::Tensor &h, const torch::Tensor &ids) {
+  torch::nn::Embedding users(torch::nn::EmbeddingOptions(10, 4).max_norm(1.0));
+  torch::nn::Embedding items(10, 4);
+  auto scores = torch::matmul(h, items->weight.t());
+  auto picked = users(ids);
+  (scores.sum() + picked.sum()).backward();
+}

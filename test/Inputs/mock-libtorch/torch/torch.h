@@ -155,6 +155,7 @@ public:
 };
 struct EmbeddingOptions {
   EmbeddingOptions(int64_t num_embeddings, int64_t embedding_dim);
+  EmbeddingOptions &max_norm(const c10::optional<double> &new_max_norm);
 };
 class EmbeddingImpl : public Cloneable<EmbeddingImpl> {
 public:
