@@ -173,6 +173,12 @@ void SharedParameterUpdateCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   for (const BoundNodes &Nodes : match(sinkMatcher(), *Function->getBody(), AST))
     checkNode(Nodes, Function, AST);
+  forEachStmt(Function->getBody(), [&](const Stmt *S) {
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(S))
+      if (std::optional<ListSink> Sink = userOptimizerSink(Construct, table()))
+        checkSink(Sink->Sink, Sink->List, Sink->Kind, Sink->Name, Function,
+                  AST);
+  });
 }
 
 void SharedParameterUpdateCheck::checkNode(const BoundNodes &Nodes,

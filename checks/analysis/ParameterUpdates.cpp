@@ -243,6 +243,70 @@ std::optional<ListSink> listSinkOf(const ast_matchers::BoundNodes &Nodes) {
   return std::nullopt;
 }
 
+// Note [Optimizers of the translation unit]
+// A hand-written optimizer (momentum SGD with one velocity per entry, a
+// Lookahead wrapper) is a class that keeps the list it is constructed from
+// and updates each entry in place in a method: it steps a tensor the list
+// holds twice twice, and keeps two states for it. It is recognised by what
+// it does, not by its name: a constructor parameter of list type bound to a
+// member (its initializer or an assignment in the body mentions the
+// parameter), and a method that writes an element of that member in place
+// (`params_[i].sub_(...)`, a range-for over it).
+std::optional<ListSink> userOptimizerSink(const CXXConstructExpr *Construct,
+                                          const OperatorTable &Table) {
+  const auto *Ctor = dyn_cast_or_null<CXXConstructorDecl>(
+      Construct->getConstructor()->getDefinition());
+  const CXXRecordDecl *Class = Ctor ? Ctor->getParent() : nullptr;
+  if (!Class || isLibtorchDecl(Class) || Class->isInStdNamespace() ||
+      !Class->getIdentifier())
+    return std::nullopt;
+  auto WritesElementOf = [&](const FieldDecl *Member) {
+    return llvm::any_of(Class->methods(), [&](const CXXMethodDecl *Method) {
+      const FunctionDecl *Defined = Method->getDefinition();
+      if (!Defined || isa<CXXConstructorDecl>(Defined))
+        return false;
+      llvm::DenseMap<const VarDecl *, const Expr *> Ranges =
+          rangeForInits(Defined->getBody());
+      bool Found = false;
+      forEachStmt(Defined->getBody(), [&](const Stmt *S) {
+        const auto *Call = dyn_cast<CallExpr>(S);
+        std::optional<TensorCall> Tensor =
+            Call && !Found ? resolveTensorCall(Call, Table) : std::nullopt;
+        if (!Tensor || !Tensor->Effect.writes())
+          return;
+        for (unsigned Position : Tensor->Effect.WrittenArgs) {
+          const Expr *Target = Position < Tensor->Args.size()
+                                   ? skipHandleCopies(Tensor->Args[Position])
+                                   : nullptr;
+          const Expr *Container = nullptr;
+          if (const auto *Index = dyn_cast_or_null<CXXOperatorCallExpr>(Target);
+              Index && Index->getOperator() == OO_Subscript)
+            Container = Index->getArg(0);
+          else if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(Target))
+            if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
+              Container = Ranges.lookup(Var);
+          Found |= Container && namedDecl(Container) == Member;
+        }
+      });
+      return Found;
+    });
+  };
+  for (unsigned I = 0; I < Ctor->getNumParams() && I < Construct->getNumArgs();
+       ++I) {
+    const ParmVarDecl *Param = Ctor->getParamDecl(I);
+    if (!isTensorListType(Param->getType()))
+      continue;
+    for (const CXXCtorInitializer *Init : Ctor->inits()) {
+      const FieldDecl *Member = Init->getMember();
+      if (Member && Init->isWritten() && isTensorListType(Member->getType()) &&
+          mentions(Init->getInit(), Param) && WritesElementOf(Member))
+        return ListSink{Construct, Construct->getArg(I), SinkKind::Optimizer,
+                        Class->getName()};
+    }
+  }
+  return std::nullopt;
+}
+
 /// The local variable an optimizer expression names: `opt` in
 /// `opt.add_param_group(g)` and in `opt->add_param_group(g)`.
 static const VarDecl *optimizerVariable(const Expr *Object) {

@@ -52,6 +52,13 @@ inline constexpr llvm::StringLiteral ClipId = "clip";
 /// The list sink a match binds (to the IDs above), if it binds one.
 std::optional<ListSink> listSinkOf(const ast_matchers::BoundNodes &Nodes);
 
+/// A construction of an optimizer written in the translation unit (Note
+/// [Optimizers of the translation unit]): a class whose constructor keeps a
+/// list it is given in a member and one of whose methods writes the
+/// member's elements in place. The sink of that list argument, if so.
+std::optional<ListSink> userOptimizerSink(const CXXConstructExpr *Construct,
+                                          const OperatorTable &Table);
+
 /// The definition of the callee of Call when Call passes a module to a
 /// function of the translation unit, which may build an optimizer from it
 /// (Note [Sinks in helper functions]); null otherwise.

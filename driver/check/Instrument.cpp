@@ -38,7 +38,13 @@ using namespace clang;
 //    the finding, or the one tensor passed, or the argument of the parameter
 //    that the finding's note says a function of the file writes: Note
 //    [Arguments a callee writes]);
-//  - libtorch-overlapping-inplace: the destination is wrapped in
+//  - libtorch-inplace-on-view: a snapshot finding (a record returned with
+//    handles, not copies) has no write at its location and is left to the
+//    static check;
+//  - libtorch-overlapping-inplace: where the finding names an argument the
+//    call writes other than its first (`batch_norm`'s running_mean), that
+//    argument is the destination and the named operand is wrapped in
+//    TORCHALIAS_AT_OVERLAP_OPERAND_OF; otherwise the destination is wrapped in
 //    TORCHALIAS_AT_OVERLAP_DST and every tensor operand in
 //    TORCHALIAS_AT_OVERLAP_OPERAND (a member call's object is sequenced
 //    before its arguments); a free out= call or an operator, whose operands
@@ -48,7 +54,11 @@ using namespace clang;
 //  - libtorch-detached-write: the tensor whose .data()/detach() alias is
 //    written is wrapped in TORCHALIAS_AT_DETACHED_SOURCE, at the write or
 //    where the alias was made (the finding's note); for an in-place write
-//    into a tensor autograd saved, the tensor written;
+//    into a tensor autograd saved, the tensor written when the call names
+//    it; any other versioned write into saved state (a module call that
+//    writes its own weight, an optimizer step, an in-place module of a
+//    Sequential) is left to autograd, whose version check throws at
+//    backward;
 //  - libtorch-from-blob-escape: the from_blob call (the finding or its
 //    note) is wrapped in TORCHALIAS_AT_FROM_BLOB;
 //  - libtorch-shared-parameter-update: the parameter list given to the
@@ -71,6 +81,19 @@ constexpr llvm::StringLiteral DetachedSource = "TORCHALIAS_AT_DETACHED_SOURCE";
 constexpr llvm::StringLiteral FromBlob = "TORCHALIAS_AT_FROM_BLOB";
 constexpr llvm::StringLiteral Parameters = "TORCHALIAS_AT_PARAMETERS";
 constexpr llvm::StringLiteral Worker = "TORCHALIAS_AT_WORKER";
+
+// Findings whose confirmation is not a validator's (Note [Instrumented
+// sites]): a versioned write into a tensor autograd saved is confirmed by
+// autograd itself, and a snapshot finding is a handle kept, not a write.
+constexpr llvm::StringLiteral VersionedSkip =
+    "the write bumps the version counter of a tensor autograd saved, so the "
+    "run confirms it without a validator: backward throws 'one of the "
+    "variables needed for gradient computation has been modified by an "
+    "inplace operation'";
+constexpr llvm::StringLiteral SnapshotSkip =
+    "the finding is a handle kept where a copy was meant, not a write; check "
+    "it by hand: the record sees the write its note names unless it holds "
+    "clone()s";
 
 const CXXRecordDecl *recordOf(QualType T) {
   return T.getNonReferenceType().getCanonicalType()->getAsCXXRecordDecl();
@@ -134,6 +157,16 @@ const Expr *written(const Expr *E) {
     E = Inner;
   }
   return E;
+}
+
+/// The tensor an argument passes, through an implicit conversion to
+/// c10::optional<Tensor> (`batch_norm`'s running statistics); null if none.
+const Expr *tensorArgument(const Expr *Arg) {
+  const Expr *W = written(Arg);
+  if (const auto *Construct = llvm::dyn_cast<CXXConstructExpr>(W->IgnoreImplicit());
+      Construct && Construct->getNumArgs() == 1 && !isTensor(W->getType()))
+    W = written(Construct->getArg(0));
+  return isTensor(W->getType()) ? W : nullptr;
 }
 
 /// The tensors of an operand: itself, or the elements of a braced list
@@ -216,6 +249,9 @@ private:
 
   std::string viewWrite(const StaticFinding &F, std::vector<Wrap> &Wraps,
                         std::vector<std::string> &Validators);
+  std::string namedOverlap(const CallExpr *Call, llvm::StringRef DestinationText,
+                           llvm::StringRef OperandText, const StaticFinding &F,
+                           std::vector<Wrap> &Wraps, std::vector<std::string> &Validators);
   std::string overlap(const StaticFinding &F, std::vector<Wrap> &Wraps,
                       std::vector<std::string> &Validators);
   std::string detached(const StaticFinding &F, std::vector<Wrap> &Wraps,
@@ -344,18 +380,23 @@ const Expr *SiteFinder::writtenTensor(const CallExpr *Call, const StaticFinding 
       return Object;
     return argumentTheCalleeWrites(Call, F);
   }
+  // A module call (`act(x)`, operator() of a holder) writes its tensor
+  // argument, like a free call does.
+  bool ModuleCall = false;
   if (const auto *Operator = llvm::dyn_cast<CXXOperatorCallExpr>(Call)) {
     const Expr *Left =
         Operator->getNumArgs() > 0 ? written(Operator->getArg(0)) : nullptr;
     if (Left && isTensor(Left->getType()))
       return Left;
-    return argumentTheCalleeWrites(Call, F);
+    if (Operator->getOperator() != OO_Call)
+      return argumentTheCalleeWrites(Call, F);
+    ModuleCall = true;
   }
   llvm::SmallVector<llvm::StringRef, 2> Named;
   llvm::Regex("writes in place to '([^']+)'").match(F.Message, &Named);
   const Expr *Only = nullptr;
   unsigned Tensors = 0;
-  for (const Expr *Arg : Call->arguments()) {
+  for (const Expr *Arg : llvm::drop_begin(Call->arguments(), ModuleCall ? 1 : 0)) {
     const Expr *W = written(Arg);
     if (!isTensor(W->getType()))
       continue;
@@ -370,6 +411,8 @@ const Expr *SiteFinder::writtenTensor(const CallExpr *Call, const StaticFinding 
 std::string SiteFinder::viewWrite(const StaticFinding &F, std::vector<Wrap> &Wraps,
                                   std::vector<std::string> &Validators) {
   const CallExpr *Call = callAt(F.Where);
+  if (!Call && llvm::StringRef(F.Message).contains("returns a record holding a handle"))
+    return std::string(SnapshotSkip);
   if (!Call)
     return "no call at the finding's location";
   const Expr *Target = writtenTensor(Call, F);
@@ -390,6 +433,14 @@ std::string SiteFinder::overlap(const StaticFinding &F, std::vector<Wrap> &Wraps
   const CallExpr *Call = callAt(F.Where);
   if (!Call)
     return "no call at the finding's location";
+  // "operand 'a' of 'f' is the same tensor as the argument 'p' it also
+  // writes 'b'": the call writes an argument other than its first, so the
+  // destination and the operand are the arguments the finding names.
+  llvm::SmallVector<llvm::StringRef, 3> Named;
+  if (llvm::Regex("'([^']+)' of '[^']+' [^;]* the argument '[^']+' it also writes "
+                  "'([^']+)'")
+          .match(F.Message, &Named))
+    return namedOverlap(Call, Named[2], Named[1], F, Wraps, Validators);
   const Expr *Destination = nullptr;
   unsigned FirstOperand = 0;
   if (const auto *Member = llvm::dyn_cast<CXXMemberCallExpr>(Call)) {
@@ -431,6 +482,32 @@ std::string SiteFinder::overlap(const StaticFinding &F, std::vector<Wrap> &Wraps
   return "";
 }
 
+std::string SiteFinder::namedOverlap(const CallExpr *Call, llvm::StringRef DestinationText,
+                                     llvm::StringRef OperandText, const StaticFinding &F,
+                                     std::vector<Wrap> &Wraps,
+                                     std::vector<std::string> &Validators) {
+  const Expr *Destination = nullptr, *Operand = nullptr;
+  for (const Expr *Arg : Call->arguments()) {
+    const Expr *Tensor = tensorArgument(Arg);
+    if (!Tensor)
+      continue;
+    if (!Destination && text(Tensor) == DestinationText)
+      Destination = Tensor;
+    else if (!Operand && text(Tensor) == OperandText)
+      Operand = Tensor;
+  }
+  if (!Destination || !Operand)
+    return "cannot find the arguments the finding names in the call";
+  if (!isPlainName(Destination))
+    return "the written argument is not a plain name, and the call's operands are "
+           "unsequenced; to have it checked at run time, name it in a variable of its own";
+  if (std::string Why = wrap(Operand, OverlapOperandOf, F, Wraps, text(Destination));
+      !Why.empty())
+    return Why;
+  Validators.push_back(OverlapOperandOf.str());
+  return "";
+}
+
 std::string SiteFinder::detached(const StaticFinding &F, std::vector<Wrap> &Wraps,
                                  std::vector<std::string> &Validators) {
   auto sourceOf = [](const Expr *E) -> const Expr * {
@@ -448,10 +525,20 @@ std::string SiteFinder::detached(const StaticFinding &F, std::vector<Wrap> &Wrap
   for (const Note &N : F.Related)
     if (!Source && N.Where.File == F.Where.File)
       Source = sourceOf(callAt(N.Where));
-  // An in-place write into a tensor autograd saved: the tensor written.
+  // An in-place write into a tensor autograd saved: the tensor written, if
+  // it is the one the finding names (a module call such as `embed(ids)`
+  // writes its own weight, not its argument).
+  llvm::SmallVector<llvm::StringRef, 2> Named;
   if (const CallExpr *Call = callAt(F.Where);
-      !Source && Call && llvm::StringRef(F.Message).contains("writes in place into"))
+      !Source && Call &&
+      llvm::Regex("writes in place into [a-z ]*'([^']+)'").match(F.Message, &Named)) {
     Source = writtenTensor(Call, F);
+    if (Source && text(Source) != Named[1])
+      Source = nullptr;
+  }
+  llvm::StringRef Message = F.Message;
+  if (!Source && !Message.contains("data()") && !Message.contains("detach()"))
+    return std::string(VersionedSkip);
   if (!Source || !isTensor(Source->getType()))
     return "cannot find the tensor whose .data() or detach() alias is written";
   if (std::string Why = wrap(Source, DetachedSource, F, Wraps); !Why.empty())

@@ -77,3 +77,19 @@ void parameters_to_optimizer() {
   TiedLM model;
   torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.1));
 }
+
+// batch_norm writes running_mean, which is also its bias: the operand is
+// compared with the written argument, not with the input.
+void overlap_written_argument(const torch::Tensor &x) {
+  auto stats = torch::zeros({4});
+  torch::batch_norm(x, {}, stats, stats, {}, true, 0.1, 1e-5, false);
+}
+
+// A module built to write its input in place, called on a tensor another
+// variable still reads: the argument is the written tensor.
+torch::Tensor inplace_module_call(torch::Tensor x) {
+  torch::nn::ReLU act(torch::nn::ReLUOptions().inplace(true));
+  auto identity = x;
+  auto out = act(x);
+  return out + identity;
+}

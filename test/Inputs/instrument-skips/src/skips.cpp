@@ -33,3 +33,28 @@ void structToWorker() {
   batch.images.add_(1);
   worker.join();
 }
+
+// An optimizer step between the forward that saved the weights and the
+// backward that needs them: autograd's version check confirms it at run time.
+void stepBeforeBackward(const torch::Tensor &x) {
+  Net model;
+  torch::optim::SGD opt(model->parameters(), 0.1);
+  auto first = model->forward(x).sum();
+  auto second = model->forward(x).sum();
+  first.backward();
+  opt.step();
+  second.backward();
+}
+
+// A record of handles returned where a copy was meant: no write at the site.
+class RunningLoss {
+public:
+  struct Snapshot {
+    torch::Tensor sum;
+  };
+  void update(const torch::Tensor &losses) { sum_.add_(losses.sum()); }
+  Snapshot snapshot() const { return Snapshot{sum_}; }
+
+private:
+  torch::Tensor sum_ = torch::zeros({});
+};
