@@ -345,3 +345,56 @@ struct ResettingImpl : torch::nn::Module {
   }
   torch::Tensor bias;
 };
+
+// An optimizer written in the file (Note [Optimizers of the translation
+// unit]): it keeps the list it is built from and steps each entry in place.
+class MomentumSGD {
+public:
+  MomentumSGD(std::vector<torch::Tensor> params, double lr)
+      : params_(std::move(params)), lr_(lr) {
+    for (auto &p : params_)
+      velocity_.push_back(torch::zeros_like(p));
+  }
+  void step() {
+    torch::NoGradGuard no_grad;
+    for (size_t i = 0; i < params_.size(); ++i) {
+      velocity_[i].mul_(0.9).add_(params_[i].grad());
+      params_[i].sub_(lr_ * velocity_[i]);
+    }
+  }
+
+private:
+  std::vector<torch::Tensor> params_, velocity_;
+  double lr_;
+};
+
+void PositiveUserOptimizer() {
+  TiedLM model;
+  MomentumSGD opt(model->parameters(), 0.1);
+  // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: 'MomentumSGD' is built from a list that holds parameter 'emb.weight' twice (also as 'out_weight'); each step() updates it twice
+  opt.step();
+}
+
+// An average that writes only its own copies of the entries.
+class ParameterAverage {
+public:
+  explicit ParameterAverage(std::vector<torch::Tensor> params)
+      : params_(std::move(params)) {
+    for (auto &p : params_)
+      average_.push_back(p.detach().clone());
+  }
+  void update() {
+    torch::NoGradGuard no_grad;
+    for (size_t i = 0; i < params_.size(); ++i)
+      average_[i].lerp_(params_[i], 0.01);
+  }
+
+private:
+  std::vector<torch::Tensor> params_, average_;
+};
+
+void NegativeAverageOfTiedModel() {
+  TiedLM model;
+  ParameterAverage average(model->parameters());
+  average.update();
+}
