@@ -210,9 +210,10 @@ static ModuleInstance savedMemberInstance(const CallExpr &Saver,
   return Found;
 }
 
-/// Two module instances that may be one: the same, or not both known.
+/// Two module instances that may share state: one holds the other, or
+/// they are not both known.
 static bool sameModule(const ModuleInstance &A, const ModuleInstance &B) {
-  return !A.known() || !B.known() || A == B;
+  return A.mayOverlap(B);
 }
 
 // Note [Module state written before backward]

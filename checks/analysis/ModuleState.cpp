@@ -110,6 +110,12 @@ std::optional<ModuleCall> moduleCallOf(const CallExpr *Call) {
 }
 
 ModuleInstance moduleInstanceOf(const Expr *E) {
+  llvm::SmallVector<const ValueDecl *, 2> Members; // innermost first
+  auto Root = [&](ModuleInstance Instance) {
+    if (Instance.known())
+      Instance.Path.assign(Members.rbegin(), Members.rend());
+    return Instance;
+  };
   for (unsigned Depth = 0; E && Depth < 8; ++Depth) {
     E = skipModuleHandleCopies(E);
     if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(E);
@@ -126,18 +132,18 @@ ModuleInstance moduleInstanceOf(const Expr *E) {
     }
     if (isa<CXXThisExpr>(E))
       return isModuleClass(E->getType()->getPointeeCXXRecordDecl())
-                 ? ModuleInstance{ModuleInstance::Kind::This, nullptr}
+                 ? Root({ModuleInstance::Kind::This, nullptr, {}})
                  : ModuleInstance();
     if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
       return moduleImplOf(Ref->getType())
-                 ? ModuleInstance{ModuleInstance::Kind::Variable,
-                                  Ref->getDecl()}
+                 ? Root({ModuleInstance::Kind::Variable, Ref->getDecl(), {}})
                  : ModuleInstance();
     // A submodule member continues the path to its owner; any other member
     // (a struct holding a module handle) leaves modules.
     const auto *Member = dyn_cast<MemberExpr>(E);
     if (!Member || !moduleImplOf(Member->getType()))
       return ModuleInstance();
+    Members.push_back(Member->getMemberDecl());
     E = Member->getBase();
   }
   return ModuleInstance();
@@ -412,7 +418,7 @@ bool ModuleStateAnalysis::reachesSavedState(const ModuleStateWrite &Write,
     return false;
   ModuleInstance Called = moduleInstanceOf(Call.Module);
   if (Called.known() && Write.Instance.known())
-    return Called == Write.Instance;
+    return Called.mayOverlap(Write.Instance);
   if (Write.Member)
     return true;
   const CXXRecordDecl *Module =
@@ -488,12 +494,12 @@ ModuleStateAnalysis::writesAt(const CallExpr *Call,
   for (ModuleStateWrite Write : Inner.State) {
     ModuleInstance Instance;
     if (Write.Instance.Of == ModuleInstance::Kind::This && Object) {
-      Instance = moduleInstanceOf(Object);
+      Instance = moduleInstanceOf(Object).then(Write.Instance);
     } else if (const auto *Param =
                    dyn_cast_or_null<ParmVarDecl>(Write.Instance.Variable);
                Param && Param->getDeclContext() == Callee) {
       if (const Expr *Arg = ArgumentOf(Param->getFunctionScopeIndex()))
-        Instance = moduleInstanceOf(Arg);
+        Instance = moduleInstanceOf(Arg).then(Write.Instance);
     }
     Write.Instance = Instance;
     Write.InNoGradScope |= CallInNoGradScope;

@@ -49,6 +49,7 @@
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -57,15 +58,36 @@ namespace clang::tidy::libtorch {
 
 /// Which module instance an expression reaches, relative to the function
 /// it is in: a variable (or parameter) holding a module handle, `this` of a
-/// module class, or neither (Unknown).
+/// module class, or neither (Unknown); then the submodule members on the
+/// way from that root (`item_emb` in `this->item_emb`, `enc` in
+/// `model->enc`), outermost first.
 struct ModuleInstance {
   enum class Kind { Unknown, Variable, This };
   Kind Of = Kind::Unknown;
   const ValueDecl *Variable = nullptr;
+  llvm::SmallVector<const ValueDecl *, 2> Path;
 
   bool known() const { return Of != Kind::Unknown; }
   bool operator==(const ModuleInstance &Other) const {
-    return Of == Other.Of && Variable == Other.Variable;
+    return Of == Other.Of && Variable == Other.Variable && Path == Other.Path;
+  }
+  /// Whether the two may share state: either is unknown, or they have one
+  /// root and one path leads into the other (a module holds its
+  /// submodules' state; two sibling submodules share none).
+  bool mayOverlap(const ModuleInstance &Other) const {
+    if (!known() || !Other.known())
+      return true;
+    if (Of != Other.Of || Variable != Other.Variable)
+      return false;
+    size_t Common = std::min(Path.size(), Other.Path.size());
+    return std::equal(Path.begin(), Path.begin() + Common, Other.Path.begin());
+  }
+  /// This instance, then the path of Inner, an instance relative to it.
+  ModuleInstance then(const ModuleInstance &Inner) const {
+    ModuleInstance Result = *this;
+    if (Result.known())
+      Result.Path.append(Inner.Path.begin(), Inner.Path.end());
+    return Result;
   }
 };
 

@@ -340,3 +340,46 @@ void NegativeOtherTable(const torch::Tensor &h, const torch::Tensor &ids) {
   auto picked = users(ids);
   (scores.sum() + picked.sum()).backward();
 }
+
+// Negative: two submodules of one module share no state. The max-norm
+// lookup of `items` writes its own weight, which the forward of `users`
+// did not save; the score matrix is built from a clone of it.
+
+struct TwoTowerImpl : torch::nn::Module {
+  TwoTowerImpl()
+      : users(10, 4), items(torch::nn::EmbeddingOptions(20, 4).max_norm(1.0)) {}
+  torch::Tensor forward(const torch::Tensor &u, const torch::Tensor &i) {
+    auto user = users(u);
+    auto all = torch::matmul(user, items->weight.clone().t());
+    auto picked = items(i);
+    return all.sum() - (user * picked).sum();
+  }
+  torch::nn::Embedding users, items;
+};
+
+// Positive: the same submodule looked up twice in one forward; the
+// instance is the submodule member, reached from `this` and from a handle.
+
+struct TwoLookupsImpl : torch::nn::Module {
+  TwoLookupsImpl()
+      : users(10, 4), items(torch::nn::EmbeddingOptions(20, 4).max_norm(1.0)) {}
+  torch::Tensor forward(const torch::Tensor &pos, const torch::Tensor &neg) {
+    auto user = users(pos);
+    auto good = items(pos);
+    auto bad = items(neg);
+    // CHECK-NOTES: :[[@LINE-1]]:16: warning: 'items' writes into member 'weight' between the forward of 'items' that saved it and the backward that needs it; backward throws
+    // CHECK-NOTES: :[[@LINE-3]]:17: note: the forward of 'items' saves it for backward here
+    // CHECK-NOTES: :[[@LINE+1]]:5: note: the backward that needs it runs here
+    return (user * good).sum() - (user * bad).sum();
+  }
+  torch::nn::Embedding users, items;
+};
+
+void NegativeSiblingHandles(const torch::Tensor &ids) {
+  std::vector<torch::nn::Embedding> tables;
+  torch::nn::Embedding first(10, 4);
+  torch::nn::Embedding second(torch::nn::EmbeddingOptions(10, 4).max_norm(1.0));
+  auto a = first(ids);
+  auto b = second(ids);
+  (a.sum() + b.sum()).backward();
+}
