@@ -63,7 +63,224 @@ void InplaceOnViewCheck::check(const MatchFinder::MatchResult &Result) {
              !Chains.continuesReported(Write) &&
              (checkConstructionTie(Write) || checkInplaceOption(Write)))
       TieReported.insert(Write.Call);
+    else if (std::optional<StaleView> Stale = staleView(Write))
+      reportStaleView(Write, *Stale);
   }
+  for (const WriteEvent &Write : Analysis->memberWrites())
+    if (std::optional<StaleView> Stale = staleView(Write))
+      reportStaleView(Write, *Stale);
+}
+
+// Note [A view read after its base changed]
+// A view keeps no values of its own: `auto red = img.select(2, 2)` names
+// the elements of `img` that are red now, and a later in-place write of
+// `img` (a channel swap, a refill with `copy_`, a shift of a history, an
+// in-place standardisation, a call to a function that writes its argument)
+// changes what `red` reads. Code that reads the view after such a write as
+// if it held the values it was taken from reads the new ones; `clone()`
+// where the view is taken keeps them. A write is reported when:
+// - a local variable of the function held a view of part of the written
+//   tensor (`select`, `narrow`, `slice`, an index, an element of `chunk`,
+//   `split` or `unbind`); a view of the whole (`view`, `reshape`, `t()`,
+//   `expand`) is the same tensor seen another way, which code reads after
+//   an update on purpose;
+// - the written region may overlap the view's (not two provably disjoint
+//   ranges, nor two `select`s whose indices the code does not show);
+// - the view is read afterwards on some path, before the variable is
+//   declared, rebound or written again;
+// - every loop that holds the write holds the view's declaration too. A
+//   view taken before a loop that refills its base and reads the view in
+//   each pass is a window over a buffer, kept to see each new fill.
+// The same holds for a view of an object's member that a method of the
+// object returned (`auto dropped = stack.oldest()`, where `oldest()` returns
+// `frames_[0]`), and a call of another method on the same object that writes
+// the member in place (`stack.push(frame)` shifting `frames_`).
+// The view's declaration gets the note, with a `clone()` fix-it (applied
+// with --fix-notes: the finding is about what the author meant).
+/// Whether two extents of one base share an element, when every step shows
+/// its bounds as constants: each step of one dimension either covers the
+/// same elements (the next step decides) or none. None where a step is
+/// symbolic or of another kind.
+static std::optional<bool> constantOverlap(const ViewExtent &A,
+                                           const ViewExtent &B) {
+  for (size_t I = 0; I < A.Steps.size() && I < B.Steps.size(); ++I) {
+    const ViewStep &L = A.Steps[I], &R = B.Steps[I];
+    if (L.Kind != R.Kind || L.Dim != R.Dim || L.Kind == ViewStep::Other ||
+        L.Strided || R.Strided || !L.Start || !R.Start)
+      return std::nullopt;
+    std::optional<int64_t> LS = L.Start->constant(), RS = R.Start->constant();
+    if (!LS || !RS)
+      return std::nullopt;
+    if (L.Kind != ViewStep::Range) {
+      if (*LS != *RS)
+        return false;
+      continue;
+    }
+    std::optional<int64_t> LE = L.End ? L.End->constant() : std::nullopt;
+    std::optional<int64_t> RE = R.End ? R.End->constant() : std::nullopt;
+    if (!LE || !RE)
+      return std::nullopt;
+    if (*LE <= *RS || *RE <= *LS)
+      return false;
+    if (*LS != *RS || *LE != *RE)
+      return true; // partly shared
+  }
+  return true;
+}
+
+/// For a call to a function of the translation unit that writes its
+/// parameter only through views: whether one of those writes is shown to
+/// cover part of the caller's view Read (of the argument). A helper that
+/// writes the whole parameter, or any part the caller's view may share,
+/// returns true; one whose parts are all shown disjoint, or cannot be
+/// related, false.
+bool InplaceOnViewCheck::calleeWriteReaches(const WriteEvent &Write,
+                                            const DeclRefExpr *Read) {
+  const auto *Callee = dyn_cast<FunctionDecl>(Write.CalleeParam->getDeclContext());
+  ASTContext &AST = Callee->getASTContext();
+  const FunctionAliasAnalysis &Inner = aliasContext(AST).analyze(Callee);
+  OverlapAnalysis InCallee(*Callee, AST, table());
+  ViewExtent Caller = overlaps(*Write.Owner->enclosingFunction()).extentOf(Read);
+  for (const WriteEvent &Part : Inner.writes()) {
+    if (Part.Value.Root != Write.CalleeParam)
+      continue;
+    if (!Part.Value.isView() || Part.CalleeWrite)
+      return true;
+    if (constantOverlap(InCallee.extentOf(Part.Target), Caller).value_or(false))
+      return true;
+  }
+  return false;
+}
+
+OverlapAnalysis &InplaceOnViewCheck::overlaps(const FunctionDecl &Function) {
+  if (OverlapFunction != &Function) {
+    Overlaps = std::make_unique<OverlapAnalysis>(Function, Function.getASTContext(),
+                                                 table());
+    OverlapFunction = &Function;
+  }
+  return *Overlaps;
+}
+
+std::optional<InplaceOnViewCheck::StaleView>
+InplaceOnViewCheck::staleView(const WriteEvent &Write) {
+  static constexpr llvm::StringLiteral PartViews[] = {
+      "select", "narrow", "slice", "operator[]", "index", "chunk", "split",
+      "split_with_sizes", "tensor_split", "unbind", "unsafe_chunk",
+      "unsafe_split", "hsplit", "vsplit", "dsplit", "diagonal"};
+  const FunctionAliasAnalysis &Owner = *Write.Owner;
+  if (!Write.Value.Root || Write.HeldViews.empty())
+    return std::nullopt;
+  const FunctionDecl *Function = Owner.enclosingFunction();
+  ASTContext &AST = Function->getASTContext();
+  const SourceManager &SM = AST.getSourceManager();
+  const ParentMap &Parents = intended(AST).parents(Function);
+  auto InnermostLoop = [&](const Stmt *S) -> const Stmt * {
+    for (S = Parents.getParent(S); S; S = Parents.getParent(S))
+      if (isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(S))
+        return S;
+    return nullptr;
+  };
+  const Stmt *Loop = InnermostLoop(Write.Call);
+  // A method call writing a member: the object it is called on.
+  bool MemberWrite = !isTensorType(Write.Target->getType());
+  auto Named = [](const Expr *E) -> const ValueDecl * {
+    E = E->IgnoreImplicit()->IgnoreParens();
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+      return Ref->getDecl();
+    if (const auto *Member = dyn_cast<MemberExpr>(E))
+      return Member->getMemberDecl();
+    return nullptr;
+  };
+  auto ObjectOf = [&](const Expr *Call) -> const ValueDecl * {
+    const auto *Method = dyn_cast_or_null<CXXMemberCallExpr>(Call);
+    return Method ? Named(Method->getImplicitObjectArgument()) : nullptr;
+  };
+  // The operator that took the view, through an accessor of the object.
+  auto OperatorOf = [&](const AliasValue &Value) {
+    if (!Value.HandedOut)
+      return Value.AliasOperator;
+    const auto *Call = dyn_cast_or_null<CallExpr>(Value.AliasSite);
+    const FunctionSummary *Summary =
+        Call ? aliasContext(AST).summary(Call->getDirectCallee()) : nullptr;
+    return Summary ? Summary->MemberViewOperator : llvm::StringRef();
+  };
+  std::optional<StaleView> First;
+  for (const auto &[View, Value] : Write.HeldViews) {
+    if (StaleReported.count(View) || !View->isLocalVarDecl() ||
+        View->isStaticLocal() || View->getDeclContext() != Owner.function() ||
+        Value.Rel != Relation::DefiniteView ||
+        !llvm::is_contained(PartViews, OperatorOf(Value)))
+      continue;
+    if (MemberWrite && (!Value.HandedOut || !ObjectOf(Value.AliasSite) ||
+                        ObjectOf(Value.AliasSite) != Named(Write.Target)))
+      continue;
+    if (Loop && !(SM.isBeforeInTranslationUnit(Loop->getBeginLoc(),
+                                               View->getLocation()) &&
+                  SM.isBeforeInTranslationUnit(View->getLocation(),
+                                               Loop->getEndLoc())))
+      continue;
+    const DeclRefExpr *Read = Owner.readAfter(Write, View);
+    if (!Read)
+      continue;
+    if (Write.Value.isView() && !Write.CalleeWrite && !MemberWrite) {
+      ExtentOverlap Overlap = overlaps(*Function).compare(Write.Target, Read);
+      if (Overlap == ExtentOverlap::Disjoint ||
+          Overlap == ExtentOverlap::SameOrDisjoint)
+        continue;
+    }
+    if (Write.CalleeParam && !Write.Value.isView() &&
+        !calleeWriteReaches(Write, Read))
+      continue;
+    if (!First || SM.isBeforeInTranslationUnit(View->getLocation(),
+                                               First->View->getLocation()))
+      First = StaleView{View, &Value, Read};
+  }
+  return First;
+}
+
+void InplaceOnViewCheck::reportStaleView(const WriteEvent &Write,
+                                         const StaleView &Stale) {
+  StaleReported.insert(Stale.View);
+  llvm::StringRef Base = Write.Value.Root->getName();
+  bool Member = isa<FieldDecl>(Write.Value.Root) && Write.CalleeWrite &&
+                !Write.CalleeParam;
+  diag(Write.Call->getExprLoc(),
+       "'%0' writes %select{|member }3'%1' in place while '%2' holds a view "
+       "of part of it; '%2' is read afterwards and sees the new values, not "
+       "the ones it was taken from")
+      << Write.Operator << Base << Stale.View->getName() << Member;
+  if (Write.CalleeWrite)
+    diag(Write.CalleeWrite->getExprLoc(), "'%0' writes %select{its parameter|member}1 '%2' here",
+         DiagnosticIDs::Note)
+        << Write.Operator << Member
+        << (Member ? Base : Write.CalleeParam->getName());
+  // The clone goes at the end of the declaration's initializer, a call
+  // (`qkv.chunk(3, -1)[0]`, `columns[2]`), if the variable is never assigned
+  // another view.
+  ASTContext &AST = Stale.View->getASTContext();
+  const SourceManager &SM = AST.getSourceManager();
+  const Expr *Site = Stale.Value->AliasSite;
+  const Expr *Init = Stale.View->getInit()
+                         ? skipHandleCopies(Stale.View->getInit())->IgnoreParens()
+                         : nullptr;
+  auto Assigned = [&] {
+    auto Lhs = declRefExpr(to(varDecl(equalsNode(Stale.View))));
+    return !match(findAll(cxxOperatorCallExpr(isAssignmentOperator(),
+                                              hasArgument(0, Lhs))),
+                  *Write.Owner->enclosingFunction()->getBody(), AST)
+                .empty();
+  };
+  std::optional<FixItHint> Fix;
+  if (Init && isa<CallExpr>(Init) && !Stale.Value->Merged &&
+      isTensorType(Stale.View->getType()) && !Assigned() &&
+      FixedSites.insert(Init).second)
+    Fix = appendClone(Init, SM, getLangOpts());
+  diag(Site ? Site->getExprLoc() : Stale.View->getLocation(),
+       "'%0' is a view of '%1' taken here; clone it to keep the values",
+       DiagnosticIDs::Note)
+      << Stale.View->getName() << Base << Fix;
+  diag(Stale.Read->getLocation(), "'%0' is read here", DiagnosticIDs::Note)
+      << Stale.View->getName();
 }
 
 // Note [In-place options on a tensor someone still reads]
@@ -326,6 +543,9 @@ void InplaceOnViewCheck::onEndOfTranslationUnit() {
   Intended.reset();
   Autograd.reset();
   AutogradFunction = nullptr;
+  Overlaps.reset();
+  OverlapFunction = nullptr;
+  StaleReported.clear();
 }
 
 IntendedWrites &InplaceOnViewCheck::intended(ASTContext &AST) {

@@ -7,6 +7,7 @@
 #include "AutogradAnalysis.h"
 #include "ConstructionTies.h"
 #include "IntendedWrites.h"
+#include "OverlapAnalysis.h"
 #include "ParameterSharing.h"
 #include "Snapshots.h"
 
@@ -55,6 +56,17 @@ private:
   /// Note [In-place options on a tensor someone still reads].
   bool checkInplaceOption(const WriteEvent &Write);
   std::optional<FixItHint> cloneAtView(const WriteEvent &Write);
+  /// A view of part of a tensor, read after the tensor was written in place:
+  /// Note [A view read after its base changed].
+  struct StaleView {
+    const VarDecl *View;
+    const AliasValue *Value;
+    const DeclRefExpr *Read;
+  };
+  std::optional<StaleView> staleView(const WriteEvent &Write);
+  void reportStaleView(const WriteEvent &Write, const StaleView &Stale);
+  bool calleeWriteReaches(const WriteEvent &Write, const DeclRefExpr *Read);
+  OverlapAnalysis &overlaps(const FunctionDecl &Function);
 
   const bool WarnOnLocalBuffers;
   const std::string RawOutputParameterNames;
@@ -66,6 +78,11 @@ private:
   const FunctionDecl *AutogradFunction = nullptr;
   std::unique_ptr<AutogradAnalysis> Autograd;
   std::unique_ptr<ConstructionTies> Ties;
+  /// The extents of the function being checked, built on demand.
+  const FunctionDecl *OverlapFunction = nullptr;
+  std::unique_ptr<OverlapAnalysis> Overlaps;
+  /// The views reported as read stale, once each.
+  llvm::DenseSet<const VarDecl *> StaleReported;
 };
 
 } // namespace clang::tidy::libtorch

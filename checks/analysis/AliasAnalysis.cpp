@@ -371,6 +371,20 @@ AliasAnalysisContext::summary(const FunctionDecl *Callee) {
     else if (ThroughView && !Known->ThroughView)
       *Known = {Index, Write.Call, true};
   }
+  auto WritesMember = [&](const WriteEvent &Write) {
+    const auto *Field = dyn_cast_or_null<FieldDecl>(Write.Value.Root);
+    if (!Field || !Write.Value.OwnMember ||
+        llvm::any_of(Summary->WrittenMembers,
+                     [&](const auto &Known) { return Known.first == Field; }))
+      return;
+    Summary->WrittenMembers.push_back({Field, Write.Call});
+  };
+  if (isa<CXXMethodDecl>(Callee)) {
+    for (const WriteEvent &Write : Analysis.writes())
+      WritesMember(Write);
+    for (const WriteEvent &Write : Analysis.memberWrites())
+      WritesMember(Write);
+  }
   auto Keep = [&](const AliasValue &Value, const Expr *Site) {
     const auto *Param = dyn_cast_or_null<ParmVarDecl>(Value.Root);
     if (!Param || Param->getDeclContext() != Callee)
@@ -397,6 +411,7 @@ AliasAnalysisContext::summary(const FunctionDecl *Callee) {
     } else if (Field && Returned->OwnMember && Returned->isView()) {
       Summary->ReturnsViewOfMember = Field;
       Summary->MemberViewRelation = Returned->Rel;
+      Summary->MemberViewOperator = Returned->AliasOperator;
     } else {
       Summary->ReturnsFresh = Returned->RootOrigin == Origin::Fresh;
       Summary->ReturnsExternal = Returned->RootOrigin == Origin::External;
@@ -547,12 +562,17 @@ void FunctionAliasAnalysis::indexReferences() {
         const auto *Ref = dyn_cast<DeclRefExpr>(S->getStmt());
         if (Ref && !Assignees.count(Ref))
           References[Block->getBlockID()].push_back(
-              {Index, Ref->getDecl(), false});
+              {Index, Ref->getDecl(), false, Ref});
         else if (const auto *Member = dyn_cast<MemberExpr>(S->getStmt()))
           References[Block->getBlockID()].push_back(
-              {Index, Member->getMemberDecl(), false});
+              {Index, Member->getMemberDecl(), false, Member});
         else if (const VarDecl *Var = reboundVariable(S->getStmt()))
           References[Block->getBlockID()].push_back({Index, Var, true});
+        else if (const auto *Decl = dyn_cast<DeclStmt>(S->getStmt()))
+          for (const clang::Decl *D : Decl->decls())
+            if (const auto *Declared = dyn_cast<VarDecl>(D))
+              References[Block->getBlockID()].push_back(
+                  {Index, Declared, false, nullptr, true});
       }
       ++Index;
     }
@@ -575,7 +595,7 @@ bool FunctionAliasAnalysis::isReferencedAfter(const WriteEvent &Write,
   auto Scan = [&](const std::vector<Reference> &Block, unsigned From,
                   bool &Killed) {
     for (const Reference &R : Block) {
-      if (R.Element < From)
+      if (R.Element < From || R.Declares)
         continue;
       if (Kills(R)) {
         Killed = true;
@@ -616,6 +636,57 @@ bool FunctionAliasAnalysis::isReferencedAfter(const WriteEvent &Write,
       Push(Block);
   }
   return false;
+}
+
+const DeclRefExpr *FunctionAliasAnalysis::readAfter(const WriteEvent &Write,
+                                                   const VarDecl *Var) const {
+  if (!Cfg || Write.Owner != this)
+    return nullptr;
+  // References that are the target of an in-place write of Var: the write
+  // replaces what Var held, which is no read of it.
+  llvm::DenseSet<const Expr *> Written;
+  for (const WriteEvent &Other : Writes)
+    Written.insert(skipHandleCopies(Other.Target)->IgnoreParenImpCasts());
+  // Whether a path goes on past R, and R itself if it reads Var.
+  auto Visit = [&](const Reference &R, const DeclRefExpr *&Read) {
+    if (R.Decl != Var)
+      return true;
+    if (R.Declares || R.Rebinds)
+      return false;
+    const auto *Ref = dyn_cast_or_null<DeclRefExpr>(R.Ref);
+    if (!Ref || Written.count(Ref))
+      return false;
+    Read = Ref;
+    return false;
+  };
+  auto Scan = [&](unsigned Block, unsigned From, const DeclRefExpr *&Read) {
+    for (const Reference &R : References[Block])
+      if (R.Element >= From && !Visit(R, Read))
+        return false;
+    return true;
+  };
+  const DeclRefExpr *Read = nullptr;
+  if (!Scan(Write.Block, Write.Element + 1, Read))
+    return Read;
+  llvm::SmallVector<const CFGBlock *, 8> Worklist;
+  llvm::DenseSet<const CFGBlock *> Seen;
+  auto Push = [&](const CFGBlock *Block) {
+    for (const CFGBlock::AdjacentBlock &Succ : Block->succs())
+      if (const CFGBlock *Next = Succ.getReachableBlock())
+        if (Seen.insert(Next).second)
+          Worklist.push_back(Next);
+  };
+  for (const CFGBlock *Block : *Cfg)
+    if (Block->getBlockID() == Write.Block)
+      Push(Block);
+  while (!Worklist.empty()) {
+    const CFGBlock *Block = Worklist.pop_back_val();
+    if (Scan(Block->getBlockID(), 0, Read))
+      Push(Block);
+    else if (Read)
+      return Read;
+  }
+  return nullptr;
 }
 
 bool FunctionAliasAnalysis::isBefore(const EscapeEvent &Escape,
@@ -818,9 +889,14 @@ FunctionAliasAnalysis::evaluateCall(const CallExpr *Call,
 void FunctionAliasAnalysis::bind(const VarDecl *Var, AliasValue Value,
                                  const Expr *Init,
                                  AliasEnvironment &Environment, bool Record) {
-  // A variable holding a new tensor becomes a root; a view of a temporary
+  // A variable holding a new tensor becomes a root, and so does one holding
+  // a view of a new temporary (`tensor({...}).view({4, 3})`): nothing else
+  // holds that storage. An expanded or detached view of a temporary
   // (`zeros(...).expand(...)`) stays a view with no root to name.
-  if (!Value.Root && !Value.isView()) {
+  bool OnlyHolder = !Value.Root && Value.RootOrigin == Origin::Fresh &&
+                    (Value.Rel == Relation::DefiniteView ||
+                     Value.Rel == Relation::MayAlias);
+  if (!Value.Root && (!Value.isView() || OnlyHolder)) {
     Value.Root = Var;
     Value.Rel = Relation::Handle;
     Value.AliasSite = nullptr;
@@ -1005,8 +1081,11 @@ void FunctionAliasAnalysis::recordWrites(const CallExpr *Call,
       if (Write.Value.Root && Value.Root == Write.Value.Root &&
           Var != Write.Value.Root && (!Written || Written->getDecl() != Var) &&
           (Value.Rel == Relation::Handle ||
-           Value.AliasSite != Write.Value.AliasSite))
+           Value.AliasSite != Write.Value.AliasSite)) {
         Write.RootHolders.push_back(Var);
+        if (Value.isView())
+          Write.HeldViews.push_back({Var, Value});
+      }
     Writes.push_back(std::move(Write));
     return Writes.back();
   };
@@ -1033,6 +1112,8 @@ void FunctionAliasAnalysis::recordWrites(const CallExpr *Call,
     return;
   }
   const FunctionDecl *Callee = Call->getDirectCallee();
+  if (const auto *Method = dyn_cast<CXXMemberCallExpr>(Call))
+    recordMemberWrites(Method, Environment, Block, Element);
   if (!Callee || !llvm::any_of(Call->arguments(), [](const Expr *Arg) {
         return isTracked(Arg->getType());
       }))
@@ -1052,6 +1133,35 @@ void FunctionAliasAnalysis::recordWrites(const CallExpr *Call,
   }
 }
 
+void FunctionAliasAnalysis::recordMemberWrites(const CXXMemberCallExpr *Call,
+                                               const AliasEnvironment &Environment,
+                                               unsigned Block, unsigned Element) {
+  const FunctionSummary *Summary = Context.summary(Call->getMethodDecl());
+  if (!Summary)
+    return;
+  const Expr *Object = Call->getImplicitObjectArgument();
+  for (const auto &[Field, Site] : Summary->WrittenMembers) {
+    WriteEvent Write;
+    Write.Call = Call;
+    Write.Target = Object;
+    Write.Value.Root = Field;
+    Write.Value.RootOrigin = Origin::ObjectState;
+    Write.Value.OwnMember = isa<CXXThisExpr>(Object->IgnoreImplicit());
+    Write.Operator = Context.intern(Call->getMethodDecl()->getName());
+    Write.CalleeWrite = Site;
+    Write.Owner = this;
+    Write.Block = Block;
+    Write.Element = Element;
+    for (const auto &[Var, Value] : Environment)
+      if (Value.Root == Field) {
+        Write.RootHolders.push_back(Var);
+        if (Value.isView())
+          Write.HeldViews.push_back({Var, Value});
+      }
+    MemberWrites.push_back(std::move(Write));
+  }
+}
+
 void FunctionAliasAnalysis::analyzeLambda(const LambdaExpr *Lambda,
                                           const AliasEnvironment &Environment) {
   AliasEnvironment Seed = Environment;
@@ -1068,6 +1178,8 @@ void FunctionAliasAnalysis::analyzeLambda(const LambdaExpr *Lambda,
       Lambda->getCallOperator(), Lambda->getBody(), Context, this,
       std::move(Seed));
   Writes.insert(Writes.end(), Inner->Writes.begin(), Inner->Writes.end());
+  MemberWrites.insert(MemberWrites.end(), Inner->MemberWrites.begin(),
+                      Inner->MemberWrites.end());
   Escapes.insert(Escapes.end(), Inner->Escapes.begin(), Inner->Escapes.end());
   Lambdas.push_back(std::move(Inner));
 }

@@ -140,6 +140,8 @@ struct WriteEvent {
   /// Variables that held the root's storage at the write: a copy of its
   /// handle, or a view of it other than the one written.
   llvm::SmallVector<const VarDecl *, 2> RootHolders;
+  /// Those of them that held a view of the root, with its value there.
+  llvm::SmallVector<std::pair<const VarDecl *, AliasValue>, 2> HeldViews;
   /// For a libtorch operator: every tensor argument of the call (the written
   /// ones included), for checks that compare the operands with the target.
   llvm::SmallVector<WriteOperand, 4> Operands;
@@ -198,6 +200,11 @@ struct FunctionSummary {
   /// The member the function returns a view of (not the member's handle).
   const FieldDecl *ReturnsViewOfMember = nullptr;
   Relation MemberViewRelation = Relation::DefiniteView;
+  /// The operator that made that view (`select`, `narrow`, ...).
+  llvm::StringRef MemberViewOperator;
+  /// For a method: the members of its object it writes in place, through
+  /// `this` or through its own methods, each with one write.
+  std::vector<std::pair<const FieldDecl *, const Expr *>> WrittenMembers;
 
   bool keeps(unsigned Index) const {
     return llvm::any_of(KeptParameters,
@@ -264,6 +271,13 @@ public:
   /// Every in-place write, including those in lambda bodies, in source order.
   const std::vector<WriteEvent> &writes() const { return Writes; }
 
+  /// Calls to methods of the translation unit that write members of their
+  /// object in place (FunctionSummary::WrittenMembers), one per member: the
+  /// Target is the object, the Value's root the member, CalleeWrite the
+  /// write in the method. Kept apart from writes(): only the stale-view
+  /// rule reads them (Note [A view read after its base changed]).
+  const std::vector<WriteEvent> &memberWrites() const { return MemberWrites; }
+
   /// Every escape of a tensor (Note [Escapes]), lambda bodies included.
   const std::vector<EscapeEvent> &escapes() const { return Escapes; }
 
@@ -279,6 +293,12 @@ public:
   /// rebound (`t = ...`), since later references see the new tensor. Ask
   /// Write.Owner.
   bool isReferencedAfter(const WriteEvent &Write, const ValueDecl *Root) const;
+
+  /// A reference to the local variable Var after Write, on some path, that
+  /// reads it: not the target of an in-place write, and before Var is
+  /// declared or rebound again (a path ends at either, and at a write of
+  /// Var). Null if there is none. Ask Write.Owner.
+  const DeclRefExpr *readAfter(const WriteEvent &Write, const VarDecl *Var) const;
 
   /// The variable declared or assigned with AliasSite as its whole
   /// initializer, if any; fix-its only touch such variables. Lambda bodies
@@ -301,6 +321,9 @@ private:
             AliasEnvironment &Environment, bool Record);
   void recordWrites(const CallExpr *Call, const AliasEnvironment &Environment,
                     unsigned Block, unsigned Element);
+  void recordMemberWrites(const CXXMemberCallExpr *Call,
+                          const AliasEnvironment &Environment, unsigned Block,
+                          unsigned Element);
   void recordEscapes(const Stmt *S, const AliasEnvironment &Environment,
                      unsigned Block, unsigned Element);
   void recordEscape(const Expr *E, EscapeKind Kind, llvm::StringRef Into,
@@ -325,16 +348,19 @@ private:
   AliasAnalysisContext &Context;
   std::unique_ptr<CFG> Cfg;
   std::vector<WriteEvent> Writes;
+  std::vector<WriteEvent> MemberWrites;
   std::vector<EscapeEvent> Escapes;
   std::optional<AliasValue> Returned;
   llvm::DenseMap<const Expr *, const VarDecl *> ViewBindings;
   llvm::DenseMap<const VarDecl *, const Expr *> RangeForInits;
-  /// Per block, the declarations referenced by each element, and the
-  /// variables each element rebinds (`t = ...`).
+  /// Per block, the declarations referenced by each element, the variables
+  /// each element rebinds (`t = ...`), and those it declares.
   struct Reference {
     unsigned Element;
     const ValueDecl *Decl;
     bool Rebinds;
+    const Expr *Ref = nullptr; ///< The reference, for one that is no rebinding.
+    bool Declares = false;
   };
   std::vector<std::vector<Reference>> References;
   std::vector<std::unique_ptr<FunctionAliasAnalysis>> Lambdas;

@@ -151,6 +151,9 @@ public:
   ExtentOverlap compareIndexed(const Expr *Self, const Expr *Indices,
                                const Expr *Operand) const;
 
+  /// Where E's elements lie within its base (as an operand of a write).
+  ViewExtent extentOf(const Expr *E) const { return extent(E, true); }
+
   /// The dimension along which the last comparison found a shift.
   int64_t shiftedDimension() const { return LastShiftDim; }
 

@@ -110,4 +110,39 @@ TEST(LibtorchFacts, ToADifferentDtypeCopiesAndToTheSameDtypeDoesNot) {
   EXPECT_TRUE(same.is_same(scaled));
 }
 
+// Note [A view read after its base changed]: a view of part of a tensor,
+// whichever operator takes it, reads the tensor's current values after an
+// in-place write of the tensor; a clone keeps the old ones. A tensor
+// rebound to a new one (`x = x * 2`) leaves the view on the old storage.
+TEST(LibtorchFacts, AViewOfPartOfATensorSeesLaterInPlaceWrites) {
+  torch::Tensor image = torch::arange(12, torch::kFloat).view({2, 2, 3});
+  torch::Tensor red = image.select(2, 2);
+  torch::Tensor first = image.narrow(0, 0, 1);
+  torch::Tensor chunk = image.chunk(2, 0)[1];
+  torch::Tensor column = image.unbind(2)[0];
+  torch::Tensor kept = image.select(2, 2).clone();
+  image.mul_(10);
+  EXPECT_TRUE(torch::equal(red, image.select(2, 2)));
+  EXPECT_TRUE(torch::equal(first, image.narrow(0, 0, 1)));
+  EXPECT_TRUE(torch::equal(chunk, image.chunk(2, 0)[1]));
+  EXPECT_TRUE(torch::equal(column, image.unbind(2)[0]));
+  EXPECT_TRUE(torch::equal(kept * 10, image.select(2, 2)));
+
+  torch::Tensor before = red.clone();
+  image = image * 2;
+  EXPECT_TRUE(torch::equal(red, before));
+}
+
+// The same through a write of another view of the tensor (a channel swap):
+// only the elements that write covers change in the kept view.
+TEST(LibtorchFacts, AViewSeesWritesThroughOtherViewsOfItsBase) {
+  torch::Tensor image = torch::arange(6, torch::kFloat).view({2, 3});
+  torch::Tensor left = image.narrow(1, 0, 1);
+  torch::Tensor right = image.narrow(1, 2, 1);
+  torch::Tensor right_before = right.clone();
+  image.narrow(1, 0, 1).copy_(image.narrow(1, 2, 1));
+  EXPECT_TRUE(torch::equal(left, right_before));
+  EXPECT_TRUE(torch::equal(right, right_before));
+}
+
 } // namespace

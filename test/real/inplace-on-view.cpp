@@ -273,3 +273,50 @@ struct ConvBlockImpl : torch::nn::Module {
   torch::nn::Conv2d conv{nullptr};
   torch::nn::ReLU act{nullptr};
 };
+
+// Note [A view read after its base changed], against the real headers.
+float PositiveStaleColumnAfterStandardise() {
+  auto table = torch::tensor({1.f, 2.f, 3.f, 4.f, 5.f, 6.f}).view({2, 3});
+  auto columns = table.unbind(1);
+  auto price = columns[0];
+  table.sub_(table.mean(0)).div_(table.std(0));
+  // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'sub_' writes 'table' in place while 'price' holds a view of part of it; 'price' is read afterwards and sees the new values, not the ones it was taken from [libtorch-inplace-on-view]
+  return price.max().item<float>();
+}
+
+class FrameHistory {
+public:
+  torch::Tensor oldest() const { return frames_[0]; }
+  void push(const torch::Tensor &frame) {
+    frames_.copy_(torch::roll(frames_, -1, 0));
+    frames_[3].copy_(frame);
+  }
+
+private:
+  torch::Tensor frames_ = torch::zeros({4, 8});
+};
+
+float PositiveStaleAccessorViewAfterShift(FrameHistory &history) {
+  auto dropped = history.oldest();
+  history.push(torch::rand({8}));
+  // CHECK-MESSAGES: :[[@LINE-1]]:11: warning: 'push' writes member 'frames_' in place while 'dropped' holds a view of part of it; 'dropped' is read afterwards and sees the new values, not the ones it was taken from [libtorch-inplace-on-view]
+  return dropped.sum().item<float>();
+}
+
+float NegativeWindowOverRefilledStaging(int steps) {
+  auto staging = torch::zeros({8, 4});
+  auto head = staging.narrow(0, 0, 2);
+  float total = 0;
+  for (int step = 0; step < steps; ++step) {
+    staging.copy_(torch::rand({8, 4}));
+    total += head.sum().item<float>();
+  }
+  return total;
+}
+
+float NegativeDisjointChannel() {
+  auto image = torch::rand({8, 8, 3});
+  auto red = image.select(2, 0);
+  image.select(2, 2).mul_(0.5);
+  return red.mean().item<float>();
+}
