@@ -185,11 +185,19 @@ bool DetachedWriteCheck::checkInPlaceWrite(const WriteEvent &Write,
   if (!Save || (!Save->IsResult && Autograd.requiresGrad(Write.Value.Root) &&
                 !writesGradLeaf(Write, table())))
     return false;
-  diag(Write.Call->getExprLoc(),
+  // A helper's write is reported where it harms, at the backward, as a
+  // callee's write into module state is (Note [Module state written before
+  // backward]); the notes point at the call and at the write.
+  std::optional<SourceLocation> Backward =
+      Write.CalleeWrite ? Autograd.backwardNeeding(*Save, Write.Call) : std::nullopt;
+  diag(Backward.value_or(Write.Call->getExprLoc()),
        "'%0' writes in place into %1, which '%2' saved for backward; backward "
        "throws 'one of the variables needed for gradient computation has "
        "been modified by an inplace operation'")
       << Write.Operator << describeRoot(Write.Value) << Save->Operator;
+  if (Backward)
+    diag(Write.Call->getExprLoc(), "'%0' is called here", DiagnosticIDs::Note)
+        << Write.Operator;
   addAliasNotes(Write);
   noteSave(*Save);
   return true;

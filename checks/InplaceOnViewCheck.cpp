@@ -466,20 +466,36 @@ bool InplaceOnViewCheck::checkConstructionTie(const WriteEvent &Write) {
 // Note [Snapshots of handles]: the record holds the tensors themselves.
 void InplaceOnViewCheck::reportSnapshotUse(const SnapshotUse &Use) {
   const SourceManager &SM = Use.Record->getASTContext().getSourceManager();
-  diag(Use.Use->getExprLoc(),
-       "'%0' reads '%1' and '%2', which are one tensor: '%3' holds handles to "
-       "%4, not copies, and '%5' has changed them in place since, so the "
-       "record is not the old values")
-      << Use.Operation << sourceText(Use.Live, SM, getLangOpts())
-      << sourceText(Use.Recorded, SM, getLangOpts()) << Use.Record->getName()
-      << Use.State << Use.WriteName;
-  diag(Use.Binding->getBeginLoc(),
-       "'%0' takes the handles here; clone them to keep the values",
+  if (Use.HandleCopy) {
+    diag(Use.Use->getExprLoc(),
+         "'%0' reads '%1' and '%2', which are one tensor: '%2' is a copy of "
+         "the handle %3, not of its values, and '%4' has changed it in place "
+         "since, so '%2' is not the old values")
+        << Use.Operation << sourceText(Use.Live, SM, getLangOpts())
+        << Use.Record->getName() << Use.State << Use.WriteName;
+    std::optional<FixItHint> Fix;
+    if (FixedSites.insert(Use.Binding).second)
+      Fix = appendClone(skipHandleCopies(Use.Binding), SM, getLangOpts());
+    diag(Use.Binding->getBeginLoc(),
+         "'%0' takes the handle here; clone it to keep the values",
+         DiagnosticIDs::Note)
+        << Use.Record->getName() << Fix;
+  } else {
+    diag(Use.Use->getExprLoc(),
+         "'%0' reads '%1' and '%2', which are one tensor: '%3' holds handles "
+         "to %4, not copies, and '%5' has changed them in place since, so the "
+         "record is not the old values")
+        << Use.Operation << sourceText(Use.Live, SM, getLangOpts())
+        << sourceText(Use.Recorded, SM, getLangOpts()) << Use.Record->getName()
+        << Use.State << Use.WriteName;
+    diag(Use.Binding->getBeginLoc(),
+         "'%0' takes the handles here; clone them to keep the values",
+         DiagnosticIDs::Note)
+        << Use.Record->getName();
+  }
+  diag(Use.Write->getExprLoc(), "'%0' writes %select{them|it}1 in place here",
        DiagnosticIDs::Note)
-      << Use.Record->getName();
-  diag(Use.Write->getExprLoc(), "'%0' writes them in place here",
-       DiagnosticIDs::Note)
-      << Use.WriteName;
+      << Use.WriteName << Use.HandleCopy;
 }
 
 // Note [A changed argument read after the call]

@@ -522,10 +522,14 @@ void SharedParameterUpdateCheck::checkUpdateLoop(const Stmt *Loop,
 void SharedParameterUpdateCheck::reportHolderCopy(
     const Expr *Sink, llvm::StringRef Name, const HolderCopy &Copy,
     std::optional<FixItHint> Fix, ASTContext &AST) {
+  // Note [A holder copy is reported at the copy]: the copy is the mistake,
+  // and its fix-it goes there; the update that exposes it gets a note.
+  if (!ReportedCopies.insert(Copy.Where.getRawEncoding()).second)
+    return;
   llvm::StringRef Original = Copy.Original->getName();
   llvm::StringRef Via = Copy.Via ? Copy.Via->getName() : llvm::StringRef();
   {
-    auto Diag = diag(Sink->getExprLoc(),
+    auto Diag = diag(Copy.Where,
                      "'%0' updates the parameters of '%1', and '%2' "
                      "%select{is|holds}3 a copy of its ModuleHolder, not of "
                      "the module: %select{'%2'|its element}3 changes with "
@@ -539,11 +543,12 @@ void SharedParameterUpdateCheck::reportHolderCopy(
             ParametersHeader);
     }
   } // The warning is emitted before its notes.
-  diag(Copy.Where,
-       "'%0' shares the module of '%1' from here%select{|: both are "
-       "copies of '%3'}2",
+  if (!Via.empty())
+    diag(Copy.Where, "both '%0' and '%1' are copies of '%2'", DiagnosticIDs::Note)
+        << Copy.Copy->getName() << Original << Via;
+  diag(Sink->getExprLoc(), "'%0' updates the parameters of '%1' here",
        DiagnosticIDs::Note)
-      << Copy.Copy->getName() << Original << !Via.empty() << Via;
+      << Name << Original;
   if (Copy.Returned)
     diag(Copy.Returned->getReturnLoc(),
          "the ModuleHolder returned here is the one given as an argument",
@@ -645,6 +650,8 @@ void SharedParameterUpdateCheck::onEndOfTranslationUnit() {
   }
   ModuleClasses.clear();
   Fills.clear();
+  FixedCopies.clear();
+  ReportedCopies.clear();
   FixedFills.clear();
   NotedSites.clear();
   Analysis.reset();

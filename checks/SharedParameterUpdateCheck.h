@@ -88,6 +88,8 @@ private:
   /// ModuleHolder copies that already carry a fix-it: a copy two sinks
   /// reach is repaired once.
   llvm::DenseSet<const Expr *> FixedCopies;
+  /// The holder copies reported, by location: once each, whatever updates it.
+  llvm::DenseSet<SourceLocation::UIntTy> ReportedCopies;
 };
 
 } // namespace clang::tidy::libtorch

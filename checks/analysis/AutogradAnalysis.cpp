@@ -592,18 +592,24 @@ const SavedTensor *AutogradAnalysis::savedFor(const ValueDecl *Root,
         !isBefore(Save.Saver->getEndLoc(), Write->getBeginLoc()) ||
         isReboundBetween(Save, Write))
       continue;
-    bool Needed = llvm::any_of(BackwardRoots, [&](const auto &Backward) {
-      if (!isBefore(Write->getEndLoc(), Backward.first))
-        return false;
-      return llvm::any_of(Backward.second, [&](const ValueDecl *From) {
-        llvm::DenseSet<const ValueDecl *> Seen;
-        return dependsOn(From, Save.Consumer, Seen);
-      });
-    });
-    if (Needed)
+    if (backwardNeeding(Save, Write))
       Latest = &Save;
   }
   return Latest;
+}
+
+std::optional<SourceLocation>
+AutogradAnalysis::backwardNeeding(const SavedTensor &Save, const Expr *After) const {
+  for (const auto &[Where, Roots] : BackwardRoots) {
+    if (!isBefore(After->getEndLoc(), Where))
+      continue;
+    for (const ValueDecl *From : Roots) {
+      llvm::DenseSet<const ValueDecl *> Seen;
+      if (dependsOn(From, Save.Consumer, Seen))
+        return Where;
+    }
+  }
+  return std::nullopt;
 }
 
 } // namespace clang::tidy::libtorch

@@ -116,6 +116,11 @@ public:
   std::optional<SourceLocation> backwardNeeding(const ModuleSave &Save,
                                                 const Expr *After) const;
 
+  /// Where the first backward after After that starts from a tensor
+  /// computed from Save's result runs.
+  std::optional<SourceLocation> backwardNeeding(const SavedTensor &Save,
+                                                const Expr *After) const;
+
   /// A module parameter or a tensor made to require grad.
   bool requiresGrad(const ValueDecl *Root) const;
   /// Computed, before Write, from a tensor that requires grad.

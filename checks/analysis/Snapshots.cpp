@@ -30,6 +30,11 @@ namespace clang::tidy::libtorch {
 // by its initializer or by the assignment of a braced list, a construction
 // or `std::make_pair`. A record field that any binding leaves without such
 // an identity (a vector of clones built with `push_back`) is unknown.
+// A local tensor initialised with another tensor's handle and never
+// assigned (`torch::Tensor before = fc->weight;`, `auto old = w;`) is a
+// record of one handle: `fc->weight - before` after `opt.step()` is zero
+// too. A module's parameter member (`fc->weight`) is the module's state,
+// which an optimizer over its parameters writes.
 
 namespace {
 
@@ -40,10 +45,12 @@ struct Identity {
   llvm::FoldingSetNodeID Index;    ///< Element, by index expression.
   const VarDecl *Record = nullptr; ///< Reached through this record.
   const Expr *Binding = nullptr;   ///< Where the record took it.
+  bool HandleCopy = false;         ///< Record is a tensor variable.
+  const FieldDecl *Member = nullptr; ///< A parameter member of module Base.
 
   bool sameTensor(const Identity &Other) const {
     return Base == Other.Base && ParameterOfModule == Other.ParameterOfModule &&
-           Index == Other.Index;
+           Index == Other.Index && Member == Other.Member;
   }
 };
 
@@ -75,6 +82,7 @@ private:
   std::optional<Identity> list(const Expr *E, unsigned Depth = 0);
   std::optional<Identity> field(const MemberExpr *Member, bool List,
                                 unsigned Depth);
+  std::optional<Identity> handleCopy(const VarDecl *Var, unsigned Depth);
   const Expr *writeSince(const Identity &Of, const CallExpr *Use,
                          std::string &Name);
   bool shareLoop(const Stmt *A, const Stmt *B) const;
@@ -147,23 +155,57 @@ std::optional<Identity> Snapshots::tensor(const Expr *E, unsigned Depth) {
     if (std::optional<Identity> Recorded = field(Member, /*List=*/false, Depth))
       return Recorded;
     const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl());
-    if (!Field || !isTensorType(Field->getType()) ||
-        !isa<CXXThisExpr>(Member->getBase()->IgnoreImplicit()))
+    if (!Field || !isTensorType(Field->getType()))
       return std::nullopt;
     Identity Result;
-    Result.Base = Field;
+    if (isa<CXXThisExpr>(Member->getBase()->IgnoreImplicit())) {
+      Result.Base = Field;
+      return Result;
+    }
+    // A parameter member of a module variable: `fc->weight`.
+    ModuleInstance Module = moduleInstanceOf(Member->getBase());
+    if (Module.Of != ModuleInstance::Kind::Variable || !Module.Path.empty())
+      return std::nullopt;
+    Result.Base = Module.Variable;
+    Result.ParameterOfModule = true;
+    Result.Member = Field;
     return Result;
   }
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
     const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
-    if (!Var || !isTensorType(Var->getType()) || !Var->hasLocalStorage() ||
-        isa<ParmVarDecl>(Var))
+    if (!Var || !isTensorType(Var->getType()) || !Var->hasLocalStorage())
       return std::nullopt;
+    if (std::optional<Identity> Copied = handleCopy(Var, Depth))
+      return Copied;
     Identity Result;
     Result.Base = Var;
     return Result;
   }
   return std::nullopt;
+}
+
+std::optional<Identity> Snapshots::handleCopy(const VarDecl *Var,
+                                              unsigned Depth) {
+  if (isa<ParmVarDecl>(Var) || !Var->getInit())
+    return std::nullopt;
+  const Expr *Init = skipHandleCopies(Var->getInit())->IgnoreParens();
+  if (!isa<DeclRefExpr, MemberExpr>(Init))
+    return std::nullopt;
+  bool Assigned = false;
+  forEachStmt(Function.getBody(), [&](const Stmt *S) {
+    const auto *Assign = dyn_cast<CXXOperatorCallExpr>(S);
+    const auto *Lhs = Assign && Assign->isAssignmentOp()
+                          ? dyn_cast<DeclRefExpr>(Assign->getArg(0)->IgnoreImplicit())
+                          : nullptr;
+    Assigned |= Lhs && Lhs->getDecl() == Var;
+  });
+  std::optional<Identity> Of = Assigned ? std::nullopt : tensor(Init, Depth + 1);
+  if (!Of || Of->Record)
+    return std::nullopt;
+  Of->Record = Var;
+  Of->Binding = Var->getInit();
+  Of->HandleCopy = true;
+  return Of;
 }
 
 /// The expressions a record's bindings give its field number Index: the
@@ -275,7 +317,8 @@ const Expr *Snapshots::writeSince(const Identity &Of, const CallExpr *Use,
   if (Of.ParameterOfModule) {
     for (const ModuleStateWrite &Write : Modules.writesIn(&Function))
       if (Write.Instance.Of == ModuleInstance::Kind::Variable &&
-          Write.Instance.Variable == Of.Base && !Write.Member)
+          Write.Instance.Variable == Of.Base &&
+          (!Write.Member || Write.Member == Of.Member))
         if (const auto *Call = dyn_cast<CallExpr>(Write.Call))
           Consider(Call, Call->getDirectCallee()
                              ? Call->getDirectCallee()->getName()
@@ -321,11 +364,14 @@ std::vector<SnapshotUse> Snapshots::find() {
     Use.Recorded = A->Record ? Tensor->Args[0] : Tensor->Args[1];
     Use.Record = Recorded.Record;
     Use.Binding = Recorded.Binding;
+    Use.HandleCopy = Recorded.HandleCopy;
     Use.Write = writeSince(Recorded, Call, Use.WriteName);
     if (!Use.Write)
       return;
     Use.State =
-        Recorded.ParameterOfModule
+        Recorded.Member
+            ? ("'" + Recorded.Base->getName() + "->" + Recorded.Member->getName() + "'").str()
+        : Recorded.ParameterOfModule
             ? ("the parameters of '" + Recorded.Base->getName() + "'").str()
             : ("'" + Recorded.Base->getName() + "'").str();
     Uses.push_back(std::move(Use));
@@ -408,13 +454,17 @@ std::vector<SnapshotUse> findSnapshotUses(const FunctionDecl &Function,
                                           const OperatorTable &Table) {
   if (!Function.getBody())
     return {};
-  // Only functions with a local record of handles.
+  // Only functions with a local record of handles, or a local tensor
+  // initialised with another one's handle.
   bool HasRecord = false;
   forEachStmt(Function.getBody(), [&](const Stmt *S) {
     if (const auto *Decl = dyn_cast<DeclStmt>(S))
       for (const auto *D : Decl->decls())
         if (const auto *Var = dyn_cast<VarDecl>(D))
-          HasRecord |= isRecordType(Var->getType());
+          HasRecord |= isRecordType(Var->getType()) ||
+                       (isTensorType(Var->getType()) && Var->getInit() &&
+                        isa<DeclRefExpr, MemberExpr>(
+                            skipHandleCopies(Var->getInit())->IgnoreParens()));
   });
   if (!HasRecord)
     return {};

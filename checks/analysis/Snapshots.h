@@ -49,6 +49,8 @@ struct SnapshotUse {
   const Expr *Recorded = nullptr; ///< Its record: `best.params[i]`.
   const VarDecl *Record = nullptr;
   const Expr *Binding = nullptr; ///< Where the record took the handle.
+  /// Record is a tensor variable holding a copy of the handle.
+  bool HandleCopy = false;
   const Expr *Write = nullptr;   ///< The in-place write since.
   std::string WriteName;         ///< "step", "add_".
   std::string State;             ///< "the parameters of 'model'".

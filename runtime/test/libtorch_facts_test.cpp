@@ -145,4 +145,19 @@ TEST(LibtorchFacts, AViewSeesWritesThroughOtherViewsOfItsBase) {
   EXPECT_TRUE(torch::equal(right, right_before));
 }
 
+// Note [Snapshots of handles], for one handle: a tensor variable copied
+// from another is the same tensor, so after an in-place write (an
+// optimizer step) their difference is zero; a clone keeps the old values.
+TEST(LibtorchFacts, ACopiedHandleIsTheSameTensorAfterAStep) {
+  torch::nn::Linear layer(3, 2);
+  torch::optim::SGD opt(layer->parameters(), 0.5);
+  torch::Tensor start = layer->weight;
+  torch::Tensor kept = layer->weight.clone();
+  layer(torch::ones({4, 3})).sum().backward();
+  opt.step();
+  EXPECT_TRUE(start.is_same(layer->weight));
+  EXPECT_EQ((layer->weight - start).abs().max().item<float>(), 0.0f);
+  EXPECT_GT((layer->weight - kept).abs().max().item<float>(), 0.0f);
+}
+
 } // namespace

@@ -68,7 +68,7 @@ void PositiveHolderCopy(const torch::Tensor &x) {
   auto target = online;
   // CHECK-FIXES: auto target = torch::nn::Linear(std::dynamic_pointer_cast<torch::nn::LinearImpl>(online->clone()));
   torch::optim::SGD opt(online->parameters(), torch::optim::SGDOptions(0.1));
-  // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'SGD' updates the parameters of 'online', and 'target' is a copy of its ModuleHolder, not of the module: 'target' changes with every update
+  // CHECK-MESSAGES: :[[@LINE-3]]:17: warning: 'SGD' updates the parameters of 'online', and 'target' is a copy of its ModuleHolder, not of the module: 'target' changes with every update
   target(x);
 }
 
@@ -79,7 +79,7 @@ struct Agent {
   void learn() {
     for (auto &p : online->parameters())
       p.data().sub_(p.grad(), 0.01);
-    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'sub_' updates the parameters of 'online', and 'target' is a copy of its ModuleHolder, not of the module: 'target' changes with every update
+    // CHECK-MESSAGES: :[[@LINE-5]]:63: warning: 'sub_' updates the parameters of 'online', and 'target' is a copy of its ModuleHolder, not of the module: 'target' changes with every update
   }
   torch::Tensor act(const torch::Tensor &x) { return target(x); }
   torch::nn::Linear online, target;
@@ -92,7 +92,7 @@ void PositiveHelperCopy(const torch::Tensor &x) {
   torch::nn::Linear online(4, 4);
   torch::nn::Linear slow = sameLinear(online);
   torch::optim::SGD opt(online->parameters(), torch::optim::SGDOptions(0.1));
-  // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'SGD' updates the parameters of 'online', and 'slow' is a copy of its ModuleHolder, not of the module: 'slow' changes with every update
+  // CHECK-MESSAGES: :[[@LINE-2]]:28: warning: 'SGD' updates the parameters of 'online', and 'slow' is a copy of its ModuleHolder, not of the module: 'slow' changes with every update
   slow(x);
 }
 
@@ -102,7 +102,7 @@ void PositiveStoredCopy(const torch::Tensor &x) {
   snapshots.push_back(online);
   // CHECK-FIXES: snapshots.push_back(torch::nn::Linear(std::dynamic_pointer_cast<torch::nn::LinearImpl>(online->clone())));
   torch::optim::SGD opt(online->parameters(), torch::optim::SGDOptions(0.1));
-  // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'SGD' updates the parameters of 'online', and 'snapshots' holds a copy of its ModuleHolder, not of the module: its element changes with every update
+  // CHECK-MESSAGES: :[[@LINE-3]]:23: warning: 'SGD' updates the parameters of 'online', and 'snapshots' holds a copy of its ModuleHolder, not of the module: its element changes with every update
   snapshots.back()(x);
 }
 

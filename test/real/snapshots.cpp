@@ -61,3 +61,21 @@ private:
   torch::Tensor total_ = torch::zeros({});
   int64_t count_ = 0;
 };
+
+// A record of one handle: a local tensor initialised with a parameter member.
+float PositiveWeightDeltaAfterStep(torch::nn::Linear layer, const torch::Tensor &x) {
+  torch::optim::SGD opt(layer->parameters(), 0.1);
+  torch::Tensor start = layer->weight;
+  layer(x).sum().backward();
+  opt.step();
+  return (layer->weight - start).norm().item<float>();
+  // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: 'operator-' reads 'layer->weight' and 'start', which are one tensor: 'start' is a copy of the handle 'layer->weight', not of its values, and 'step' has changed it in place since, so 'start' is not the old values [libtorch-inplace-on-view]
+}
+
+float NegativeWeightDeltaCloned(torch::nn::Linear layer, const torch::Tensor &x) {
+  torch::optim::SGD opt(layer->parameters(), 0.1);
+  torch::Tensor start = layer->weight.clone();
+  layer(x).sum().backward();
+  opt.step();
+  return (layer->weight - start).norm().item<float>();
+}

@@ -38,8 +38,8 @@ void PositiveJoinedFirst(const torch::Tensor &x) {
     for (auto &p : local->parameters())
       p.add_(0.1);
   });
-  // CHECK-NOTES: :[[@LINE-2]]:9: warning: 'add_' updates the parameters of 'global', and 'local' is a copy of its ModuleHolder, not of the module: 'local' changes with every update [libtorch-shared-parameter-update]
-  // CHECK-NOTES: :[[@LINE-8]]:16: note: 'local' shares the module of 'global' from here
+  // CHECK-NOTES: :[[@LINE-7]]:16: warning: 'add_' updates the parameters of 'global', and 'local' is a copy of its ModuleHolder, not of the module: 'local' changes with every update [libtorch-shared-parameter-update]
+  // CHECK-NOTES: :[[@LINE-3]]:9: note: 'add_' updates the parameters of 'global' here
   t.join();
   consume(global->forward(x));
 }

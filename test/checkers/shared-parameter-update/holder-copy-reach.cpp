@@ -40,8 +40,8 @@ void PositiveHelperReturnsArgument(const torch::Tensor &x) {
   auto lagging = shareWeights(online);
   // CHECK-FIXES: auto lagging = Net(std::dynamic_pointer_cast<NetImpl>(shareWeights(online)->clone()));
   torch::optim::Adam opt(online->parameters(), torch::optim::AdamOptions(1e-3));
-  // CHECK-NOTES: :[[@LINE-1]]:22: warning: 'Adam' updates the parameters of 'online', and 'lagging' is a copy of its ModuleHolder, not of the module: 'lagging' changes with every update
-  // CHECK-NOTES: :[[@LINE-4]]:18: note: 'lagging' shares the module of 'online' from here
+  // CHECK-NOTES: :[[@LINE-3]]:18: warning: 'Adam' updates the parameters of 'online', and 'lagging' is a copy of its ModuleHolder, not of the module: 'lagging' changes with every update
+  // CHECK-NOTES: :[[@LINE-2]]:22: note: 'Adam' updates the parameters of 'online' here
   // CHECK-NOTES: :19:32: note: the ModuleHolder returned here is the one given as an argument
   opt.step();
   lagging->forward(x);
@@ -53,27 +53,25 @@ void PositiveHelperReturnsLocalCopy(const torch::Tensor &x) {
   for (int step = 0; step < 3; ++step) {
     for (auto &p : online->parameters())
       p.sub_(p.grad(), 0.01);
-    // CHECK-NOTES: :[[@LINE-1]]:9: warning: 'sub_' updates the parameters of 'online', and 'frozen' is a copy of its ModuleHolder, not of the module: 'frozen' changes with every update
-    // CHECK-NOTES: :[[@LINE-5]]:16: note: 'frozen' shares the module of 'online' from here
+    // CHECK-NOTES: :[[@LINE-4]]:16: warning: 'sub_' updates the parameters of 'online', and 'frozen' is a copy of its ModuleHolder, not of the module: 'frozen' changes with every update
+    // CHECK-NOTES: :[[@LINE-2]]:9: note: 'sub_' updates the parameters of 'online' here
     // CHECK-NOTES: :23:3: note: the ModuleHolder returned here is the one given as an argument
     frozen->forward(x);
   }
 }
 
-// Two sinks reach one copy: the fix-it is offered once.
+// Two sinks reach one copy: one finding, at the copy, with one fix-it.
 void PositiveVectorOfCopies(const torch::Tensor &x) {
   Net online;
   std::vector<Net> history;
   history.push_back(online);
   // CHECK-FIXES: history.push_back(Net(std::dynamic_pointer_cast<NetImpl>(online->clone())));
   torch::optim::SGD opt(online->parameters(), torch::optim::SGDOptions(0.1));
-  // CHECK-NOTES: :[[@LINE-1]]:21: warning: 'SGD' updates the parameters of 'online', and 'history' holds a copy of its ModuleHolder, not of the module: its element changes with every update
-  // CHECK-NOTES: :[[@LINE-4]]:21: note: 'history' shares the module of 'online' from here
+  // CHECK-NOTES: :[[@LINE-3]]:21: warning: 'SGD' updates the parameters of 'online', and 'history' holds a copy of its ModuleHolder, not of the module: its element changes with every update
+  // CHECK-NOTES: :[[@LINE-2]]:21: note: 'SGD' updates the parameters of 'online' here
   opt.step();
   for (auto &p : online->parameters())
     p.mul_(0.9);
-  // CHECK-NOTES: :[[@LINE-1]]:7: warning: 'mul_' updates the parameters of 'online', and 'history' holds a copy of its ModuleHolder, not of the module: its element changes with every update
-  // CHECK-NOTES: :[[@LINE-9]]:21: note: 'history' shares the module of 'online' from here
   history.back()->forward(x);
 }
 
@@ -86,8 +84,8 @@ void PositiveDequeIndexed(const torch::Tensor &x) {
   auto params = pool[0]->parameters();
   for (auto &p : params)
     p.mul_(0.5);
-  // CHECK-NOTES: :[[@LINE-1]]:7: warning: 'mul_' updates the parameters of 'online', and 'pool' holds a copy of its ModuleHolder, not of the module: its element changes with every update
-  // CHECK-NOTES: :[[@LINE-6]]:21: note: 'pool' shares the module of 'online' from here
+  // CHECK-NOTES: :[[@LINE-5]]:21: warning: 'mul_' updates the parameters of 'online', and 'pool' holds a copy of its ModuleHolder, not of the module: its element changes with every update
+  // CHECK-NOTES: :[[@LINE-2]]:7: note: 'mul_' updates the parameters of 'online' here
   online->forward(x);
 }
 
@@ -101,8 +99,8 @@ struct SoftUpdater {
     auto from = online_->parameters();
     for (size_t i = 0; i < to.size(); ++i)
       to[i].copy_(from[i] * tau + to[i] * (1 - tau));
-    // CHECK-NOTES: :[[@LINE-1]]:13: warning: 'copy_' updates the parameters of 'online_', and 'target_' is a copy of its ModuleHolder, not of the module: 'target_' changes with every update
-    // CHECK-NOTES: :[[@LINE-9]]:49: note: 'target_' shares the module of 'online_' from here
+    // CHECK-NOTES: :[[@LINE-8]]:49: warning: 'copy_' updates the parameters of 'online_', and 'target_' is a copy of its ModuleHolder, not of the module: 'target_' changes with every update
+    // CHECK-NOTES: :[[@LINE-2]]:13: note: 'copy_' updates the parameters of 'online_' here
   }
   torch::Tensor act(const torch::Tensor &x) { return online_->forward(x); }
   Net online_, target_;

@@ -16,8 +16,8 @@ void PositiveTargetNetwork(const torch::Tensor &x) {
   auto target = online;
   // CHECK-FIXES: auto target = Net(std::dynamic_pointer_cast<NetImpl>(online->clone()));
   torch::optim::SGD opt(online->parameters(), torch::optim::SGDOptions(0.1));
-  // CHECK-NOTES: :[[@LINE-1]]:21: warning: 'SGD' updates the parameters of 'online', and 'target' is a copy of its ModuleHolder, not of the module: 'target' changes with every update
-  // CHECK-NOTES: :[[@LINE-4]]:17: note: 'target' shares the module of 'online' from here
+  // CHECK-NOTES: :[[@LINE-3]]:17: warning: 'SGD' updates the parameters of 'online', and 'target' is a copy of its ModuleHolder, not of the module: 'target' changes with every update
+  // CHECK-NOTES: :[[@LINE-2]]:21: note: 'SGD' updates the parameters of 'online' here
   opt.step();
   target->forward(x);
 }
@@ -27,8 +27,8 @@ void PositiveEmaLoop(torch::nn::Linear online) {
   // CHECK-FIXES: torch::nn::Linear ema = torch::nn::Linear(std::dynamic_pointer_cast<torch::nn::LinearImpl>(online->clone()));
   for (auto &p : ema->parameters())
     p.mul_(0.99);
-  // CHECK-NOTES: :[[@LINE-1]]:7: warning: 'mul_' updates the parameters of 'online', and 'ema' is a copy of its ModuleHolder, not of the module: 'ema' changes with every update
-  // CHECK-NOTES: :[[@LINE-5]]:27: note: 'ema' shares the module of 'online' from here
+  // CHECK-NOTES: :[[@LINE-4]]:27: warning: 'mul_' updates the parameters of 'online', and 'ema' is a copy of its ModuleHolder, not of the module: 'ema' changes with every update
+  // CHECK-NOTES: :[[@LINE-2]]:7: note: 'mul_' updates the parameters of 'online' here
   online->forward(torch::ones({4}));
 }
 
@@ -42,8 +42,8 @@ void PositiveUseEarlierInLoop(const torch::Tensor &x) {
     target->forward(x);
     for (auto &p : online->parameters())
       p.sub_(p.grad());
-    // CHECK-NOTES: :[[@LINE-1]]:9: warning: 'sub_' updates the parameters of 'online', and 'target' is a copy of its ModuleHolder, not of the module: 'target' changes with every update
-    // CHECK-NOTES: :[[@LINE-7]]:17: note: 'target' shares the module of 'online' from here
+    // CHECK-NOTES: :[[@LINE-6]]:17: warning: 'sub_' updates the parameters of 'online', and 'target' is a copy of its ModuleHolder, not of the module: 'target' changes with every update
+    // CHECK-NOTES: :[[@LINE-2]]:9: note: 'sub_' updates the parameters of 'online' here
   }
 }
 
@@ -94,8 +94,9 @@ struct Agent {
   // CHECK-FIXES: explicit Agent(Net net) : online(net), target(std::dynamic_pointer_cast<NetImpl>(net->clone())) {}
   void train() {
     torch::optim::SGD opt(online->parameters(), torch::optim::SGDOptions(0.1));
-    // CHECK-NOTES: :[[@LINE-1]]:23: warning: 'SGD' updates the parameters of 'online', and 'target' is a copy of its ModuleHolder, not of the module: 'target' changes with every update
-    // CHECK-NOTES: :[[@LINE-5]]:42: note: 'target' shares the module of 'online' from here: both are copies of 'net'
+    // CHECK-NOTES: :[[@LINE-4]]:42: warning: 'SGD' updates the parameters of 'online', and 'target' is a copy of its ModuleHolder, not of the module: 'target' changes with every update
+    // CHECK-NOTES: :[[@LINE-5]]:42: note: both 'target' and 'online' are copies of 'net'
+    // CHECK-NOTES: :[[@LINE-3]]:23: note: 'SGD' updates the parameters of 'online' here
     target->forward(torch::ones({4}));
   }
   Net online, target;
@@ -108,8 +109,8 @@ struct TargetFromOnline {
   void update() {
     for (auto &p : online->parameters())
       p.sub_(p.grad());
-    // CHECK-NOTES: :[[@LINE-1]]:9: warning: 'sub_' updates the parameters of 'online', and 'target' is a copy of its ModuleHolder, not of the module: 'target' changes with every update
-    // CHECK-NOTES: :[[@LINE-6]]:60: note: 'target' shares the module of 'online' from here
+    // CHECK-NOTES: :[[@LINE-5]]:60: warning: 'sub_' updates the parameters of 'online', and 'target' is a copy of its ModuleHolder, not of the module: 'target' changes with every update
+    // CHECK-NOTES: :[[@LINE-2]]:9: note: 'sub_' updates the parameters of 'online' here
   }
   torch::Tensor act(const torch::Tensor &x) { return target->forward(x); }
   Net online, target;

@@ -52,8 +52,8 @@ void PositiveDeepClone() {
   auto target = online;
   // CHECK-FIXES: auto target = torchalias::deep_clone(online);
   torch::optim::SGD opt(online->parameters(), torch::optim::SGDOptions(0.1));
-  // CHECK-NOTES: :[[@LINE-1]]:21: warning: 'SGD' updates the parameters of 'online', and 'target' is a copy of its ModuleHolder, not of the module: 'target' changes with every update
-  // CHECK-NOTES: :[[@LINE-4]]:17: note: 'target' shares the module of 'online' from here
+  // CHECK-NOTES: :[[@LINE-3]]:17: warning: 'SGD' updates the parameters of 'online', and 'target' is a copy of its ModuleHolder, not of the module: 'target' changes with every update
+  // CHECK-NOTES: :[[@LINE-2]]:21: note: 'SGD' updates the parameters of 'online' here
   target->fc->forward(torch::ones({4}));
 }
 
@@ -62,8 +62,9 @@ struct Agent {
   // CHECK-FIXES: explicit Agent(Net net) : online(net), target(torchalias::deep_clone(net)) {}
   void train() {
     torch::optim::SGD opt(online->parameters(), torch::optim::SGDOptions(0.1));
-    // CHECK-NOTES: :[[@LINE-1]]:23: warning: 'SGD' updates the parameters of 'online', and 'target' is a copy of its ModuleHolder, not of the module: 'target' changes with every update
-    // CHECK-NOTES: :[[@LINE-5]]:42: note: 'target' shares the module of 'online' from here: both are copies of 'net'
+    // CHECK-NOTES: :[[@LINE-4]]:42: warning: 'SGD' updates the parameters of 'online', and 'target' is a copy of its ModuleHolder, not of the module: 'target' changes with every update
+    // CHECK-NOTES: :[[@LINE-5]]:42: note: both 'target' and 'online' are copies of 'net'
+    // CHECK-NOTES: :[[@LINE-3]]:23: note: 'SGD' updates the parameters of 'online' here
     target->fc->forward(torch::ones({4}));
   }
   Net online, target;

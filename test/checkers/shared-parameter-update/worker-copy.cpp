@@ -27,7 +27,7 @@ void PositiveCopyInWorker(const torch::Tensor &x) {
   // CHECK-NOTES-BOTH: :[[@LINE-6]]:10: note: 'local' is a copy of the ModuleHolder 'global', not of the module
   // CHECK-NOTES-BOTH: :[[@LINE-5]]:9: note: 'add_' updates the parameters of 'global' in place here
   // CHECK-NOTES-BOTH: :[[@LINE+4]]:11: note: the spawner uses 'global' here, before any join
-  // CHECK-MESSAGES-ALONE: :[[@LINE-7]]:9: warning: 'add_' updates the parameters of 'global', and 'local' is a copy of its ModuleHolder, not of the module: 'local' changes with every update [libtorch-shared-parameter-update]
+  // CHECK-MESSAGES-ALONE: :[[@LINE-9]]:18: warning: 'add_' updates the parameters of 'global', and 'local' is a copy of its ModuleHolder, not of the module: 'local' changes with every update [libtorch-shared-parameter-update]
   // CHECK-FIXES-BOTH: auto local = torch::nn::Linear(std::dynamic_pointer_cast<torch::nn::LinearImpl>(global->clone()));
   // CHECK-FIXES-ALONE: auto local = torch::nn::Linear(std::dynamic_pointer_cast<torch::nn::LinearImpl>(global->clone()));
   consume(global->forward(x));
@@ -48,7 +48,7 @@ void PositiveCopyCapturedByValue(const torch::Tensor &x) {
   // CHECK-NOTES-BOTH: :[[@LINE-8]]:8: note: 'local' is a copy of the ModuleHolder 'global', not of the module
   // CHECK-NOTES-BOTH: :[[@LINE-4]]:9: note: 'add_' updates the parameters of 'global' in place here
   // CHECK-NOTES-BOTH: :[[@LINE+2]]:11: note: the spawner uses 'global' here, before any join
-  // CHECK-MESSAGES-ALONE: :[[@LINE-6]]:9: warning: 'add_' updates the parameters of 'global', and 'local' is a copy of its ModuleHolder, not of the module: 'local' changes with every update [libtorch-shared-parameter-update]
+  // CHECK-MESSAGES-ALONE: :[[@LINE-11]]:16: warning: 'add_' updates the parameters of 'global', and 'local' is a copy of its ModuleHolder, not of the module: 'local' changes with every update [libtorch-shared-parameter-update]
   consume(global->forward(x));
   t.join();
 }
@@ -67,7 +67,7 @@ void PositiveOptimizerOverCapturedCopy(const torch::Tensor &x) {
   // CHECK-NOTES-BOTH: :[[@LINE-8]]:8: note: 'local' is a copy of the ModuleHolder 'global', not of the module
   // CHECK-NOTES-BOTH: :[[@LINE-4]]:9: note: 'step' updates the parameters of 'global' in place here
   // CHECK-NOTES-BOTH: :[[@LINE+2]]:11: note: the spawner uses 'global' here, before any join
-  // CHECK-MESSAGES-ALONE: :[[@LINE-7]]:23: warning: 'SGD' updates the parameters of 'global', and 'local' is a copy of its ModuleHolder, not of the module: 'local' changes with every update [libtorch-shared-parameter-update]
+  // CHECK-MESSAGES-ALONE: :[[@LINE-11]]:16: warning: 'SGD' updates the parameters of 'global', and 'local' is a copy of its ModuleHolder, not of the module: 'local' changes with every update [libtorch-shared-parameter-update]
   consume(global->forward(x));
   t.join();
 }
@@ -82,9 +82,9 @@ void PositiveCopyInWorkerJoinedFirst(const torch::Tensor &x) {
     for (auto &p : local->parameters())
       p.add_(0.1);
   });
-  // CHECK-NOTES-BOTH: :[[@LINE-2]]:9: warning: 'add_' updates the parameters of 'global', and 'local' is a copy of its ModuleHolder, not of the module: 'local' changes with every update [libtorch-shared-parameter-update]
-  // CHECK-NOTES-BOTH: :[[@LINE-5]]:18: note: 'local' shares the module of 'global' from here
-  // CHECK-MESSAGES-ALONE: :[[@LINE-4]]:9: warning: 'add_' updates the parameters of 'global', and 'local' is a copy of its ModuleHolder, not of the module: 'local' changes with every update [libtorch-shared-parameter-update]
+  // CHECK-NOTES-BOTH: :[[@LINE-4]]:18: warning: 'add_' updates the parameters of 'global', and 'local' is a copy of its ModuleHolder, not of the module: 'local' changes with every update [libtorch-shared-parameter-update]
+  // CHECK-NOTES-BOTH: :[[@LINE-3]]:9: note: 'add_' updates the parameters of 'global' here
+  // CHECK-MESSAGES-ALONE: :[[@LINE-6]]:18: warning: 'add_' updates the parameters of 'global', and 'local' is a copy of its ModuleHolder, not of the module: 'local' changes with every update [libtorch-shared-parameter-update]
   // CHECK-FIXES-BOTH: auto local = torch::nn::Linear(std::dynamic_pointer_cast<torch::nn::LinearImpl>(global->clone()));
   // CHECK-FIXES-ALONE: auto local = torch::nn::Linear(std::dynamic_pointer_cast<torch::nn::LinearImpl>(global->clone()));
   t.join();
@@ -106,9 +106,9 @@ void PositiveCopyOutsideWorker(const torch::Tensor &x) {
   auto local = global;
   for (auto &p : local->parameters())
     p.add_(0.1);
-  // CHECK-NOTES-BOTH: :[[@LINE-1]]:7: warning: 'add_' updates the parameters of 'global', and 'local' is a copy of its ModuleHolder, not of the module: 'local' changes with every update [libtorch-shared-parameter-update]
-  // CHECK-NOTES-BOTH: :[[@LINE-4]]:16: note: 'local' shares the module of 'global' from here
-  // CHECK-MESSAGES-ALONE: :[[@LINE-3]]:7: warning: 'add_' updates the parameters of 'global', and 'local' is a copy of its ModuleHolder, not of the module: 'local' changes with every update [libtorch-shared-parameter-update]
+  // CHECK-NOTES-BOTH: :[[@LINE-3]]:16: warning: 'add_' updates the parameters of 'global', and 'local' is a copy of its ModuleHolder, not of the module: 'local' changes with every update [libtorch-shared-parameter-update]
+  // CHECK-NOTES-BOTH: :[[@LINE-2]]:7: note: 'add_' updates the parameters of 'global' here
+  // CHECK-MESSAGES-ALONE: :[[@LINE-5]]:16: warning: 'add_' updates the parameters of 'global', and 'local' is a copy of its ModuleHolder, not of the module: 'local' changes with every update [libtorch-shared-parameter-update]
   // CHECK-FIXES-BOTH: auto local = torch::nn::Linear(std::dynamic_pointer_cast<torch::nn::LinearImpl>(global->clone()));
   // CHECK-FIXES-ALONE: auto local = torch::nn::Linear(std::dynamic_pointer_cast<torch::nn::LinearImpl>(global->clone()));
   consume(global->forward(x));
