@@ -183,17 +183,9 @@ InplaceOnViewCheck::staleView(const WriteEvent &Write) {
   const Stmt *Loop = InnermostLoop(Write.Call);
   // A method call writing a member: the object it is called on.
   bool MemberWrite = !isTensorType(Write.Target->getType());
-  auto Named = [](const Expr *E) -> const ValueDecl * {
-    E = E->IgnoreImplicit()->IgnoreParens();
-    if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
-      return Ref->getDecl();
-    if (const auto *Member = dyn_cast<MemberExpr>(E))
-      return Member->getMemberDecl();
-    return nullptr;
-  };
   auto ObjectOf = [&](const Expr *Call) -> const ValueDecl * {
     const auto *Method = dyn_cast_or_null<CXXMemberCallExpr>(Call);
-    return Method ? Named(Method->getImplicitObjectArgument()) : nullptr;
+    return Method ? namedDecl(Method->getImplicitObjectArgument()) : nullptr;
   };
   // The operator that took the view, through an accessor of the object.
   auto OperatorOf = [&](const AliasValue &Value) {
@@ -212,7 +204,7 @@ InplaceOnViewCheck::staleView(const WriteEvent &Write) {
         !llvm::is_contained(PartViews, OperatorOf(Value)))
       continue;
     if (MemberWrite && (!Value.HandedOut || !ObjectOf(Value.AliasSite) ||
-                        ObjectOf(Value.AliasSite) != Named(Write.Target)))
+                        ObjectOf(Value.AliasSite) != namedDecl(Write.Target)))
       continue;
     if (Loop && !(SM.isBeforeInTranslationUnit(Loop->getBeginLoc(),
                                                View->getLocation()) &&

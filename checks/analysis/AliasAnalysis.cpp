@@ -295,6 +295,35 @@ const VarDecl *reboundVariable(const Stmt *S) {
   return Lhs ? dyn_cast<VarDecl>(Lhs->getDecl()) : nullptr;
 }
 
+/// What a walk over the CFG does after a block.
+enum class Walk { Past, Stop, Done };
+
+/// Visits, each once, the blocks reachable from the successors of the block
+/// numbered Start, until Visit says Done; paths go on past a block when it
+/// says Past.
+template <typename VisitFn>
+void walkAfter(const CFG &Cfg, unsigned Start, VisitFn Visit) {
+  llvm::SmallVector<const CFGBlock *, 8> Worklist;
+  llvm::DenseSet<const CFGBlock *> Seen;
+  auto Push = [&](const CFGBlock &Block) {
+    for (const CFGBlock::AdjacentBlock &Succ : Block.succs())
+      if (const CFGBlock *Next = Succ.getReachableBlock())
+        if (Seen.insert(Next).second)
+          Worklist.push_back(Next);
+  };
+  for (const CFGBlock *Block : Cfg)
+    if (Block->getBlockID() == Start)
+      Push(*Block);
+  while (!Worklist.empty()) {
+    const CFGBlock *Block = Worklist.pop_back_val();
+    Walk Next = Visit(*Block);
+    if (Next == Walk::Done)
+      return;
+    if (Next == Walk::Past)
+      Push(*Block);
+  }
+}
+
 } // namespace
 
 bool isSummarizable(const FunctionDecl *Callee, const ASTContext &AST) {
@@ -606,36 +635,21 @@ bool FunctionAliasAnalysis::isReferencedAfter(const WriteEvent &Write,
     }
     return false;
   };
-  const CFGBlock *Start = nullptr;
-  for (const CFGBlock *Block : *Cfg)
-    if (Block->getBlockID() == Write.Block)
-      Start = Block;
-  if (!Start)
-    return false;
   bool Killed = false;
   if (Scan(References[Write.Block], Write.Element + 1, Killed))
     return true;
   if (Killed)
     return false;
-
-  llvm::SmallVector<const CFGBlock *, 8> Worklist;
-  llvm::DenseSet<const CFGBlock *> Seen;
-  auto Push = [&](const CFGBlock *Block) {
-    for (const CFGBlock::AdjacentBlock &Succ : Block->succs())
-      if (const CFGBlock *Next = Succ.getReachableBlock())
-        if (Seen.insert(Next).second)
-          Worklist.push_back(Next);
-  };
-  Push(Start);
-  while (!Worklist.empty()) {
-    const CFGBlock *Block = Worklist.pop_back_val();
+  bool Found = false;
+  walkAfter(*Cfg, Write.Block, [&](const CFGBlock &Block) {
     bool BlockKills = false;
-    if (Scan(References[Block->getBlockID()], 0, BlockKills))
-      return true;
-    if (!BlockKills)
-      Push(Block);
-  }
-  return false;
+    if (Scan(References[Block.getBlockID()], 0, BlockKills)) {
+      Found = true;
+      return Walk::Done;
+    }
+    return BlockKills ? Walk::Stop : Walk::Past;
+  });
+  return Found;
 }
 
 const DeclRefExpr *FunctionAliasAnalysis::readAfter(const WriteEvent &Write,
@@ -668,25 +682,12 @@ const DeclRefExpr *FunctionAliasAnalysis::readAfter(const WriteEvent &Write,
   const DeclRefExpr *Read = nullptr;
   if (!Scan(Write.Block, Write.Element + 1, Read))
     return Read;
-  llvm::SmallVector<const CFGBlock *, 8> Worklist;
-  llvm::DenseSet<const CFGBlock *> Seen;
-  auto Push = [&](const CFGBlock *Block) {
-    for (const CFGBlock::AdjacentBlock &Succ : Block->succs())
-      if (const CFGBlock *Next = Succ.getReachableBlock())
-        if (Seen.insert(Next).second)
-          Worklist.push_back(Next);
-  };
-  for (const CFGBlock *Block : *Cfg)
-    if (Block->getBlockID() == Write.Block)
-      Push(Block);
-  while (!Worklist.empty()) {
-    const CFGBlock *Block = Worklist.pop_back_val();
-    if (Scan(Block->getBlockID(), 0, Read))
-      Push(Block);
-    else if (Read)
-      return Read;
-  }
-  return nullptr;
+  walkAfter(*Cfg, Write.Block, [&](const CFGBlock &Block) {
+    if (Scan(Block.getBlockID(), 0, Read))
+      return Walk::Past;
+    return Read ? Walk::Done : Walk::Stop;
+  });
+  return Read;
 }
 
 bool FunctionAliasAnalysis::isBefore(const EscapeEvent &Escape,

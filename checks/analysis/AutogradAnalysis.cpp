@@ -571,12 +571,18 @@ AutogradAnalysis::backwardNeeding(const ModuleSave &Save,
              isBefore(Rebind.second.getEnd(), Backward);
     });
   };
+  return backwardFrom(Save.Consumer, After, FreshlyRebound);
+}
+
+std::optional<SourceLocation> AutogradAnalysis::backwardFrom(
+    const ValueDecl *Consumer, const Expr *After,
+    llvm::function_ref<bool(SourceLocation)> Skip) const {
   for (const auto &[Where, Roots] : BackwardRoots) {
-    if (!isBefore(After->getEndLoc(), Where) || FreshlyRebound(Where))
+    if (!isBefore(After->getEndLoc(), Where) || Skip(Where))
       continue;
     for (const ValueDecl *From : Roots) {
       llvm::DenseSet<const ValueDecl *> Seen;
-      if (dependsOn(From, Save.Consumer, Seen))
+      if (dependsOn(From, Consumer, Seen))
         return Where;
     }
   }
@@ -600,16 +606,7 @@ const SavedTensor *AutogradAnalysis::savedFor(const ValueDecl *Root,
 
 std::optional<SourceLocation>
 AutogradAnalysis::backwardNeeding(const SavedTensor &Save, const Expr *After) const {
-  for (const auto &[Where, Roots] : BackwardRoots) {
-    if (!isBefore(After->getEndLoc(), Where))
-      continue;
-    for (const ValueDecl *From : Roots) {
-      llvm::DenseSet<const ValueDecl *> Seen;
-      if (dependsOn(From, Save.Consumer, Seen))
-        return Where;
-    }
-  }
-  return std::nullopt;
+  return backwardFrom(Save.Consumer, After, [](SourceLocation) { return false; });
 }
 
 } // namespace clang::tidy::libtorch

@@ -50,6 +50,7 @@
 #include "clang/AST/ParentMap.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
 
@@ -168,6 +169,12 @@ private:
   llvm::DenseSet<const ValueDecl *> RequiresGrad;
   llvm::DenseSet<const ValueDecl *> ModuleOutputs;
   std::vector<GraphEdge> Edges;
+  /// The first backward after After, not skipped, that starts from a tensor
+  /// computed from Consumer.
+  std::optional<SourceLocation>
+  backwardFrom(const ValueDecl *Consumer, const Expr *After,
+               llvm::function_ref<bool(SourceLocation)> Skip) const;
+
   llvm::SmallVector<SourceLocation, 4> BackwardCalls;
   /// Per backward call, the tensors it starts from (object and arguments).
   std::vector<
