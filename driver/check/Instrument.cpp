@@ -39,8 +39,9 @@ using namespace clang;
 //    that the finding's note says a function of the file writes: Note
 //    [Arguments a callee writes]);
 //  - libtorch-inplace-on-view: a snapshot finding (a record returned with
-//    handles, not copies) has no write at its location and is left to the
-//    static check;
+//    handles, not copies, or a copied handle compared with its tensor) and
+//    a stale view (a view read after its base was written) are no writes
+//    through a view, and are left to the static check with a reason;
 //  - libtorch-overlapping-inplace: where the finding names an argument the
 //    call writes other than its first (`batch_norm`'s running_mean), that
 //    argument is the destination and the named operand is wrapped in
@@ -62,7 +63,8 @@ using namespace clang;
 //  - libtorch-from-blob-escape: the from_blob call (the finding or its
 //    note) is wrapped in TORCHALIAS_AT_FROM_BLOB;
 //  - libtorch-shared-parameter-update: the parameter list given to the
-//    optimizer or clip call is wrapped in TORCHALIAS_AT_PARAMETERS;
+//    optimizer or clip call is wrapped in TORCHALIAS_AT_PARAMETERS; a
+//    holder copy, reported at the copy, is left to the static check;
 //  - libtorch-worker-missing-clone: a TORCHALIAS_AT_WORKER guard over the
 //    shared tensor (or vector of tensors) is declared just before the
 //    statement that spawns, so it is verified when the enclosing block ends.
@@ -94,6 +96,12 @@ constexpr llvm::StringLiteral SnapshotSkip =
     "the finding is a handle kept where a copy was meant, not a write; check "
     "it by hand: the record sees the write its note names unless it holds "
     "clone()s";
+// A stale view (Note [A view read after its base changed]) is a read of a
+// view after its base was written, which a write validator cannot judge.
+constexpr llvm::StringLiteral StaleViewSkip =
+    "the finding is a view read after its base was written in place, not a "
+    "write through the view; check it by hand: the view reads the new values "
+    "unless it is taken with clone()";
 
 const CXXRecordDecl *recordOf(QualType T) {
   return T.getNonReferenceType().getCanonicalType()->getAsCXXRecordDecl();
@@ -410,8 +418,13 @@ const Expr *SiteFinder::writtenTensor(const CallExpr *Call, const StaticFinding 
 
 std::string SiteFinder::viewWrite(const StaticFinding &F, std::vector<Wrap> &Wraps,
                                   std::vector<std::string> &Validators) {
+  llvm::StringRef Message = F.Message;
+  if (Message.contains("holds a view of part of it"))
+    return std::string(StaleViewSkip);
+  if (Message.contains("is a copy of the handle"))
+    return std::string(SnapshotSkip);
   const CallExpr *Call = callAt(F.Where);
-  if (!Call && llvm::StringRef(F.Message).contains("returns a record holding a handle"))
+  if (!Call && Message.contains("returns a record holding a handle"))
     return std::string(SnapshotSkip);
   if (!Call)
     return "no call at the finding's location";
@@ -567,8 +580,12 @@ std::string SiteFinder::fromBlob(const StaticFinding &F, std::vector<Wrap> &Wrap
 
 std::string SiteFinder::parameters(const StaticFinding &F, std::vector<Wrap> &Wraps,
                                    std::vector<std::string> &Validators) {
+  // A holder copy is reported at the copy, whose argument is a ModuleHolder
+  // too: it is no list given to a sink, and its parameters hold no duplicate.
+  bool HolderCopy = F.Message.find("a copy of its ModuleHolder") != std::string::npos;
   auto It = Nodes.find({F.Where.Line, F.Where.Column});
-  for (const Expr *E : It == Nodes.end() ? std::vector<const Expr *>() : It->second) {
+  for (const Expr *E : It == Nodes.end() || HolderCopy ? std::vector<const Expr *>()
+                                                       : It->second) {
     llvm::ArrayRef<const Expr *> Args;
     if (const auto *Construct = llvm::dyn_cast<CXXConstructExpr>(E))
       Args = llvm::ArrayRef(Construct->getArgs(), Construct->getNumArgs());
