@@ -95,8 +95,9 @@ void InplaceOnViewCheck::check(const MatchFinder::MatchResult &Result) {
 // object returned (`auto dropped = stack.oldest()`, where `oldest()` returns
 // `frames_[0]`), and a call of another method on the same object that writes
 // the member in place (`stack.push(frame)` shifting `frames_`).
-// The view's declaration gets the note, with a `clone()` fix-it (applied
-// with --fix-notes: the finding is about what the author meant).
+// The finding is at the read, where the stale values are used; the write
+// and the view's declaration get notes, the latter with a `clone()` fix-it
+// (applied with --fix-notes: the finding is about what the author meant).
 /// Whether two extents of one base share an element, when every step shows
 /// its bounds as constants: each step of one dimension either covers the
 /// same elements (the next step decides) or none. None where a step is
@@ -236,11 +237,16 @@ void InplaceOnViewCheck::reportStaleView(const WriteEvent &Write,
   llvm::StringRef Base = Write.Value.Root->getName();
   bool Member = isa<FieldDecl>(Write.Value.Root) && Write.CalleeWrite &&
                 !Write.CalleeParam;
-  diag(Write.Call->getExprLoc(),
-       "'%0' writes %select{|member }3'%1' in place while '%2' holds a view "
-       "of part of it; '%2' is read afterwards and sees the new values, not "
-       "the ones it was taken from")
+  // Reported where the stale values are used, as a helper's write into a
+  // saved tensor is reported at the backward; the write gets a note.
+  diag(Stale.Read->getLocation(),
+       "'%2' is read after '%0' wrote %select{|member }3'%1' in place; '%2' "
+       "holds a view of part of it, so it reads the new values, not the ones "
+       "it was taken from")
       << Write.Operator << Base << Stale.View->getName() << Member;
+  diag(Write.Call->getExprLoc(), "'%0' writes %select{|member }1'%2' in place here",
+       DiagnosticIDs::Note)
+      << Write.Operator << Member << Base;
   if (Write.CalleeWrite)
     diag(Write.CalleeWrite->getExprLoc(), "'%0' writes %select{its parameter|member}1 '%2' here",
          DiagnosticIDs::Note)
@@ -271,8 +277,6 @@ void InplaceOnViewCheck::reportStaleView(const WriteEvent &Write,
        "'%0' is a view of '%1' taken here; clone it to keep the values",
        DiagnosticIDs::Note)
       << Stale.View->getName() << Base << Fix;
-  diag(Stale.Read->getLocation(), "'%0' is read here", DiagnosticIDs::Note)
-      << Stale.View->getName();
 }
 
 // Note [In-place options on a tensor someone still reads]

@@ -280,8 +280,8 @@ float PositiveStaleColumnAfterStandardise() {
   auto columns = table.unbind(1);
   auto price = columns[0];
   table.sub_(table.mean(0)).div_(table.std(0));
-  // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'sub_' writes 'table' in place while 'price' holds a view of part of it; 'price' is read afterwards and sees the new values, not the ones it was taken from [libtorch-inplace-on-view]
   return price.max().item<float>();
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'price' is read after 'sub_' wrote 'table' in place; 'price' holds a view of part of it, so it reads the new values, not the ones it was taken from [libtorch-inplace-on-view]
 }
 
 class FrameHistory {
@@ -299,8 +299,8 @@ private:
 float PositiveStaleAccessorViewAfterShift(FrameHistory &history) {
   auto dropped = history.oldest();
   history.push(torch::rand({8}));
-  // CHECK-MESSAGES: :[[@LINE-1]]:11: warning: 'push' writes member 'frames_' in place while 'dropped' holds a view of part of it; 'dropped' is read afterwards and sees the new values, not the ones it was taken from [libtorch-inplace-on-view]
   return dropped.sum().item<float>();
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'dropped' is read after 'push' wrote member 'frames_' in place; 'dropped' holds a view of part of it, so it reads the new values, not the ones it was taken from [libtorch-inplace-on-view]
 }
 
 float NegativeWindowOverRefilledStaging(int steps) {

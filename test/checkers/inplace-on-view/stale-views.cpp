@@ -22,11 +22,11 @@ float PositiveHelperWritesBase() {
   auto green = image.select(2, 1);
   // CHECK-FIXES: auto green = image.select(2, 1).clone();
   rotateChannels(image);
-  // CHECK-NOTES: :[[@LINE-1]]:3: warning: 'rotateChannels' writes 'image' in place while 'green' holds a view of part of it; 'green' is read afterwards and sees the new values, not the ones it was taken from [libtorch-inplace-on-view]
-  // CHECK-NOTES: :[[@LINE-10]]:22: note: 'rotateChannels' writes its parameter 'image' here
-  // CHECK-NOTES: :[[@LINE-5]]:22: note: 'green' is a view of 'image' taken here; clone it to keep the values
   return score(green);
-  // CHECK-NOTES: :[[@LINE-1]]:16: note: 'green' is read here
+  // CHECK-NOTES: :[[@LINE-1]]:16: warning: 'green' is read after 'rotateChannels' wrote 'image' in place; 'green' holds a view of part of it, so it reads the new values, not the ones it was taken from [libtorch-inplace-on-view]
+  // CHECK-NOTES: :[[@LINE-3]]:3: note: 'rotateChannels' writes 'image' in place here
+  // CHECK-NOTES: :[[@LINE-12]]:22: note: 'rotateChannels' writes its parameter 'image' here
+  // CHECK-NOTES: :[[@LINE-7]]:22: note: 'green' is a view of 'image' taken here; clone it to keep the values
 }
 
 // A cache refilled with copy_; the element of a chunk list is the view.
@@ -36,11 +36,11 @@ float PositiveRefilledCache(torch::nn::Linear project) {
   auto previousKey = cache.chunk(3, -1)[1];
   // CHECK-FIXES: auto previousKey = cache.chunk(3, -1)[1].clone();
   cache.copy_(project(torch::randn({1, 4})));
-  // CHECK-NOTES: :[[@LINE-1]]:9: warning: 'copy_' writes 'cache' in place while 'previousKey' holds a view of part of it; 'previousKey' is read afterwards and sees the new values, not the ones it was taken from [libtorch-inplace-on-view]
-  // CHECK-NOTES: :[[@LINE-4]]:28: note: 'previousKey' is a view of 'cache' taken here; clone it to keep the values
   auto key = cache.chunk(3, -1)[1];
   return score(key - previousKey);
-  // CHECK-NOTES: :[[@LINE-1]]:22: note: 'previousKey' is read here
+  // CHECK-NOTES: :[[@LINE-1]]:22: warning: 'previousKey' is read after 'copy_' wrote 'cache' in place; 'previousKey' holds a view of part of it, so it reads the new values, not the ones it was taken from [libtorch-inplace-on-view]
+  // CHECK-NOTES: :[[@LINE-4]]:9: note: 'copy_' writes 'cache' in place here
+  // CHECK-NOTES: :[[@LINE-7]]:28: note: 'previousKey' is a view of 'cache' taken here; clone it to keep the values
 }
 
 // An element of unbind's list, standardised in place through a chain.
@@ -50,10 +50,10 @@ float PositiveUnbindElement() {
   torch::Tensor age = columns[2];
   // CHECK-FIXES: torch::Tensor age = columns[2].clone();
   table.sub_(table.mean(0)).div_(table.mean(0));
-  // CHECK-NOTES: :[[@LINE-1]]:9: warning: 'sub_' writes 'table' in place while 'age' holds a view of part of it; 'age' is read afterwards and sees the new values, not the ones it was taken from [libtorch-inplace-on-view]
-  // CHECK-NOTES: :[[@LINE-5]]:46: note: 'age' is a view of 'table' taken here; clone it to keep the values
   return score(age);
-  // CHECK-NOTES: :[[@LINE-1]]:16: note: 'age' is read here
+  // CHECK-NOTES: :[[@LINE-1]]:16: warning: 'age' is read after 'sub_' wrote 'table' in place; 'age' holds a view of part of it, so it reads the new values, not the ones it was taken from [libtorch-inplace-on-view]
+  // CHECK-NOTES: :[[@LINE-3]]:9: note: 'sub_' writes 'table' in place here
+  // CHECK-NOTES: :[[@LINE-7]]:46: note: 'age' is a view of 'table' taken here; clone it to keep the values
 }
 
 // A shift of a history through overlapping ranges, inside one pass of a
@@ -65,11 +65,11 @@ float PositiveShiftInsideLoop(int steps) {
     auto oldest = frames[0];
     // CHECK-FIXES: auto oldest = frames[0].clone();
     frames.narrow(0, 0, 3).copy_(frames.narrow(0, 1, 3).clone());
-    // CHECK-NOTES: :[[@LINE-1]]:28: warning: 'copy_' writes 'frames' in place while 'oldest' holds a view of part of it; 'oldest' is read afterwards and sees the new values, not the ones it was taken from [libtorch-inplace-on-view]
-    // CHECK-NOTES: :[[@LINE-4]]:19: note: 'oldest' is a view of 'frames' taken here; clone it to keep the values
     frames[3].copy_(torch::rand({16}));
     motion += score(frames[3] - oldest);
-    // CHECK-NOTES: :[[@LINE-1]]:33: note: 'oldest' is read here
+    // CHECK-NOTES: :[[@LINE-1]]:33: warning: 'oldest' is read after 'copy_' wrote 'frames' in place; 'oldest' holds a view of part of it, so it reads the new values, not the ones it was taken from [libtorch-inplace-on-view]
+    // CHECK-NOTES: :[[@LINE-4]]:28: note: 'copy_' writes 'frames' in place here
+    // CHECK-NOTES: :[[@LINE-7]]:19: note: 'oldest' is a view of 'frames' taken here; clone it to keep the values
   }
   return motion;
 }
@@ -79,10 +79,10 @@ float PositiveParameterOnBranch(torch::Tensor mask, bool reset) {
   auto head = mask.narrow(0, 0, 2);
   if (reset)
     mask.fill_(0);
-  // CHECK-NOTES: :[[@LINE-1]]:10: warning: 'fill_' writes 'mask' in place while 'head' holds a view of part of it; 'head' is read afterwards and sees the new values, not the ones it was taken from [libtorch-inplace-on-view]
-  // CHECK-NOTES: :[[@LINE-4]]:20: note: 'head' is a view of 'mask' taken here; clone it to keep the values
   return score(head);
-  // CHECK-NOTES: :[[@LINE-1]]:16: note: 'head' is read here
+  // CHECK-NOTES: :[[@LINE-1]]:16: warning: 'head' is read after 'fill_' wrote 'mask' in place; 'head' holds a view of part of it, so it reads the new values, not the ones it was taken from [libtorch-inplace-on-view]
+  // CHECK-NOTES: :[[@LINE-3]]:10: note: 'fill_' writes 'mask' in place here
+  // CHECK-NOTES: :[[@LINE-6]]:20: note: 'head' is a view of 'mask' taken here; clone it to keep the values
 }
 
 // Near-misses.
@@ -173,10 +173,10 @@ float PositiveBaseIsViewOfTemporary() {
   auto corner = grid.narrow(0, 0, 1);
   // CHECK-FIXES: auto corner = grid.narrow(0, 0, 1).clone();
   grid.clamp_(0.25, 0.75);
-  // CHECK-NOTES: :[[@LINE-1]]:8: warning: 'clamp_' writes 'grid' in place while 'corner' holds a view of part of it; 'corner' is read afterwards and sees the new values, not the ones it was taken from [libtorch-inplace-on-view]
-  // CHECK-NOTES: :[[@LINE-4]]:22: note: 'corner' is a view of 'grid' taken here; clone it to keep the values
   return score(corner);
-  // CHECK-NOTES: :[[@LINE-1]]:16: note: 'corner' is read here
+  // CHECK-NOTES: :[[@LINE-1]]:16: warning: 'corner' is read after 'clamp_' wrote 'grid' in place; 'corner' holds a view of part of it, so it reads the new values, not the ones it was taken from [libtorch-inplace-on-view]
+  // CHECK-NOTES: :[[@LINE-3]]:8: note: 'clamp_' writes 'grid' in place here
+  // CHECK-NOTES: :[[@LINE-6]]:22: note: 'corner' is a view of 'grid' taken here; clone it to keep the values
 }
 
 // An object whose accessor hands out a view of its member, and whose other
@@ -201,11 +201,11 @@ float PositiveMethodShiftsMember(RolloutHistory &history) {
   auto dropped = history.oldest();
   // CHECK-FIXES: auto dropped = history.oldest().clone();
   history.push(torch::rand({8}));
-  // CHECK-NOTES: :[[@LINE-1]]:11: warning: 'push' writes member 'frames_' in place while 'dropped' holds a view of part of it; 'dropped' is read afterwards and sees the new values, not the ones it was taken from [libtorch-inplace-on-view]
-  // CHECK-NOTES: :[[@LINE-15]]:26: note: 'push' writes member 'frames_' here
-  // CHECK-NOTES: :[[@LINE-5]]:26: note: 'dropped' is a view of 'frames_' taken here; clone it to keep the values
   return score(dropped);
-  // CHECK-NOTES: :[[@LINE-1]]:16: note: 'dropped' is read here
+  // CHECK-NOTES: :[[@LINE-1]]:16: warning: 'dropped' is read after 'push' wrote member 'frames_' in place; 'dropped' holds a view of part of it, so it reads the new values, not the ones it was taken from [libtorch-inplace-on-view]
+  // CHECK-NOTES: :[[@LINE-3]]:11: note: 'push' writes member 'frames_' in place here
+  // CHECK-NOTES: :[[@LINE-17]]:26: note: 'push' writes member 'frames_' here
+  // CHECK-NOTES: :[[@LINE-7]]:26: note: 'dropped' is a view of 'frames_' taken here; clone it to keep the values
 }
 
 float NegativeAnotherObject(RolloutHistory &history, RolloutHistory &other) {
@@ -233,11 +233,11 @@ float PositiveHelperClearsWhole() {
   auto hidden = state[0];
   // CHECK-FIXES: auto hidden = state[0].clone();
   resetState(state);
-  // CHECK-NOTES: :[[@LINE-1]]:3: warning: 'resetState' writes 'state' in place while 'hidden' holds a view of part of it; 'hidden' is read afterwards and sees the new values, not the ones it was taken from [libtorch-inplace-on-view]
-  // CHECK-NOTES: :[[@LINE-12]]:47: note: 'resetState' writes its parameter 'state' here
-  // CHECK-NOTES: :[[@LINE-5]]:17: note: 'hidden' is a view of 'state' taken here; clone it to keep the values
   return score(hidden);
-  // CHECK-NOTES: :[[@LINE-1]]:16: note: 'hidden' is read here
+  // CHECK-NOTES: :[[@LINE-1]]:16: warning: 'hidden' is read after 'resetState' wrote 'state' in place; 'hidden' holds a view of part of it, so it reads the new values, not the ones it was taken from [libtorch-inplace-on-view]
+  // CHECK-NOTES: :[[@LINE-3]]:3: note: 'resetState' writes 'state' in place here
+  // CHECK-NOTES: :[[@LINE-14]]:47: note: 'resetState' writes its parameter 'state' here
+  // CHECK-NOTES: :[[@LINE-7]]:17: note: 'hidden' is a view of 'state' taken here; clone it to keep the values
 }
 
 float NegativeHelperFillsDisjointPart() {
