@@ -11,6 +11,7 @@
 #include "clang/AST/ParentMap.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/FoldingSet.h"
 
 #include <optional>
@@ -96,6 +97,8 @@ private:
   ASTContext &AST;
   ParentMap Parents;
   ModuleStateAnalysis Modules{Table};
+  llvm::DenseSet<const ValueDecl *> Assigned;
+  bool AssignedFound = false;
 };
 
 std::optional<Identity> Snapshots::list(const Expr *E, unsigned Depth) {
@@ -191,15 +194,19 @@ std::optional<Identity> Snapshots::handleCopy(const VarDecl *Var,
   const Expr *Init = skipHandleCopies(Var->getInit())->IgnoreParens();
   if (!isa<DeclRefExpr, MemberExpr>(Init))
     return std::nullopt;
-  bool Assigned = false;
-  forEachStmt(Function.getBody(), [&](const Stmt *S) {
-    const auto *Assign = dyn_cast<CXXOperatorCallExpr>(S);
-    const auto *Lhs = Assign && Assign->isAssignmentOp()
-                          ? dyn_cast<DeclRefExpr>(Assign->getArg(0)->IgnoreImplicit())
-                          : nullptr;
-    Assigned |= Lhs && Lhs->getDecl() == Var;
-  });
-  std::optional<Identity> Of = Assigned ? std::nullopt : tensor(Init, Depth + 1);
+  // The variables the body assigns, found once per function.
+  if (!AssignedFound) {
+    forEachStmt(Function.getBody(), [&](const Stmt *S) {
+      const auto *Assign = dyn_cast<CXXOperatorCallExpr>(S);
+      if (const auto *Lhs = Assign && Assign->isAssignmentOp()
+                                ? dyn_cast<DeclRefExpr>(Assign->getArg(0)->IgnoreImplicit())
+                                : nullptr)
+        Assigned.insert(Lhs->getDecl());
+    });
+    AssignedFound = true;
+  }
+  std::optional<Identity> Of =
+      Assigned.count(Var) ? std::nullopt : tensor(Init, Depth + 1);
   if (!Of || Of->Record)
     return std::nullopt;
   Of->Record = Var;
