@@ -18,6 +18,7 @@
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/HeaderSearch.h"
 #include "clang/Lex/PPCallbacks.h"
+#include "clang/Lex/Preprocessor.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -105,6 +106,25 @@ void forEachFileRead(const clang::SourceManager &SM, Callback &&Each) {
     Each(It->first->getName());
 #endif
   }
+}
+
+// Note [A header included again]
+// Whether an #include of \p File at this point would enter it, or skip it as
+// already included (its `#pragma once`, or its include guard's macro still
+// defined). HeaderSearch::ShouldEnterIncludeFile() takes a FileEntryRef from
+// LLVM 18, a `const FileEntry *` before. It marks the file as included: ask
+// at the end of a run.
+inline bool wouldEnter(clang::Preprocessor &PP, clang::FileEntryRef File) {
+  bool FirstInclude = false;
+#if TORCHALIAS_LLVM_MAJOR >= 18
+  return PP.getHeaderSearchInfo().ShouldEnterIncludeFile(PP, File, /*isImport=*/false,
+                                                         /*ModulesEnabled=*/false,
+                                                         /*M=*/nullptr, FirstInclude);
+#else
+  return PP.getHeaderSearchInfo().ShouldEnterIncludeFile(
+      PP, &File.getFileEntry(), /*isImport=*/false, /*ModulesEnabled=*/false, /*M=*/nullptr,
+      FirstInclude);
+#endif
 }
 
 // Note [Search directories]

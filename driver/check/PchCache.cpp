@@ -140,10 +140,19 @@ namespace torchalias::driver {
 // where that differs, the roots are tried alone. A chained PCH's manifest
 // lists the base's files too, and the base's own size and time, so that a
 // rebuilt base makes it stale.
-// The decision costs two or three preprocessor runs per preamble and set of
-// flags, a fraction of a second each; it is kept in the cache (`shared-<key>.plan`), with
-// the size and time of every file the two runs read, and taken again when one
-// of them changes.
+// The decision costs two or three preprocessor runs, a fraction of a second
+// each. It is kept in the cache (`shared-<key>-<dirs>.plan`), keyed as a PCH
+// is: by the flags other than include directories and the preamble, with the
+// size and time of every file the runs read and the search directories that
+// found them. A unit of another target, whose include directories differ,
+// takes it as its own if it finds each of those files at the same place (the
+// test of Note [When a PCH is used]); it is taken again when a file changes.
+// The second run is often shared too: where the preamble sets no macro and
+// every header it names is one that the roots (and base) included and would
+// skip if included again, the preamble adds nothing after them, and the roots
+// preprocessed alone give what the parser sees. That run is kept for the
+// process, by the roots and the flags, so the units of a project that share
+// their roots share it.
 
 namespace {
 
@@ -557,20 +566,29 @@ std::string textOf(const Preamble &Lead) {
 /// Note [A shared PCH].
 constexpr llvm::StringLiteral BaseHeader = "ATen/ATen.h";
 
+/// What a shorter preamble gives when preprocessed alone, with a unit's
+/// flags.
+using FirstRun = llvm::function_ref<std::optional<PreambleTokens>(const Preamble &)>;
+
 /// The shared PCH of Note [A shared PCH], if one is transparent for \p Lead
 /// (found through \p Paths), preprocessing the header \p Probe (a path of the
-/// cache); and in \p Files, every file that decided it.
+/// cache), where \p ReadAlone preprocesses a shorter preamble alone; and in
+/// \p Files and \p Dirs, every file that decided it and the search
+/// directories that found them.
 std::optional<SharedPreamble> reorderedPreamble(const std::vector<std::string> &Flags,
                                                 const SearchPaths &Paths,
                                                 const Preamble &Lead,
                                                 const std::string &Probe,
                                                 llvm::StringRef WorkingDir,
-                                                std::vector<std::string> &Files) {
+                                                std::vector<std::string> &Files,
+                                                std::vector<std::string> &Dirs,
+                                                FirstRun ReadAlone) {
   std::optional<PreambleTokens> Unit =
       preprocessPreamble(Flags, Probe, textOf(Lead), WorkingDir);
   if (!Unit)
     return std::nullopt;
   Files = Unit->Files;
+  Dirs = Unit->Dirs;
   const std::vector<std::string> &Named = Unit->Includes[Probe];
   std::vector<const Preamble::Line *> Includes;
   for (const Preamble::Line &Line : Lead.Lines)
@@ -636,14 +654,25 @@ std::optional<SharedPreamble> reorderedPreamble(const std::vector<std::string> &
     Base.Lines.push_back(
         {BaseSpelling, BaseDir ? *findIn({*BaseDir}, BaseHeader) : "/" + BaseHeader.str(), ""});
   // Whether a unit that reads the shared PCH first sees what it would.
+  // Where the preamble sets no macro and each header it names is one that
+  // reading First included and would skip when included again, the preamble
+  // adds nothing after First: First read alone gives what the parser sees.
+  // That run is the same for every preamble with these roots and flags.
   auto Transparent = [&](const Preamble &First) {
-    std::optional<PreambleTokens> Reordered =
-        preprocessPreamble(Flags, Probe, textOf(First) + textOf(Lead), WorkingDir);
+    std::optional<PreambleTokens> Reordered;
+    if (llvm::all_of(Lead.Lines, isInclude))
+      Reordered = ReadAlone(First);
+    if (Reordered && !llvm::all_of(Named, [&](const std::string &File) {
+          return Reordered->Skipped.count(File) != 0;
+        }))
+      Reordered.reset();
+    if (!Reordered)
+      Reordered = preprocessPreamble(Flags, Probe, textOf(First) + textOf(Lead), WorkingDir);
     if (!Reordered)
       return false;
-    for (std::string &File : Reordered->Files)
+    for (const std::string &File : Reordered->Files)
       if (!llvm::is_contained(Files, File))
-        Files.push_back(std::move(File));
+        Files.push_back(File);
     return Reordered->sameAs(*Unit);
   };
   Preamble Both = Base;
@@ -655,25 +684,85 @@ std::optional<SharedPreamble> reorderedPreamble(const std::vector<std::string> &
   return std::nullopt;
 }
 
+/// Whether a unit that searches \p Paths finds each of \p Files where a run
+/// that searched \p Dirs found it, \p FlagDirs being those of its directories
+/// that came from its flags: the PCH built by that run, or the decision it
+/// took, is then the unit's own.
+/// Each file's home is the first of \p Dirs that contains it. The unit must
+/// have the run's own include directories that are homes, in the same order,
+/// and none of its other directories may hold a file of the same name (it
+/// would shadow it).
+bool foundAlike(const std::vector<std::string> &Files, const std::vector<std::string> &Dirs,
+                const std::vector<std::string> &FlagDirs, const SearchPaths &Paths) {
+  auto HomeOf = [&](llvm::StringRef Included) {
+    return llvm::find_if(Dirs, [&](llvm::StringRef Dir) {
+      return compat::startsWith(Included, Dir.str() + "/");
+    });
+  };
+  std::vector<std::string> Homes, Own, Others;
+  for (const std::string &Included : Files)
+    if (auto Home = HomeOf(Included); Home != Dirs.end() &&
+                                      llvm::is_contained(FlagDirs, *Home) &&
+                                      !llvm::is_contained(Homes, *Home))
+      Homes.push_back(*Home);
+  for (const std::string &Dir : FlagDirs)
+    if (llvm::is_contained(Homes, Dir))
+      Own.push_back(Dir);
+  std::vector<std::string> UnitOwn;
+  for (const std::string &Dir : flagDirs(Paths)) {
+    if (llvm::is_contained(Own, Dir))
+      UnitOwn.push_back(Dir);
+    else if (!llvm::is_contained(Dirs, Dir))
+      Others.push_back(Dir);
+  }
+  if (UnitOwn != Own)
+    return false;
+  if (!Others.empty())
+    for (const std::string &Included : Files) {
+      auto Home = HomeOf(Included);
+      if (Home == Dirs.end())
+        continue; // found next to its includer, whatever the search paths
+      llvm::StringRef Spelling = llvm::StringRef(Included).drop_front(Home->size() + 1);
+      if (findIn(Others, Spelling))
+        return false;
+    }
+  return true;
+}
+
 /// A decision of sharedPreamble() kept in the cache: the shared PCH's
-/// preambles, or none, if every file that decided it is unchanged.
-std::optional<std::optional<SharedPreamble>> readPlan(const std::string &Path) {
+/// preambles, or none; every file that decided it; and the search
+/// directories of the runs that took it.
+struct Plan {
+  std::optional<SharedPreamble> Shared;
+  std::vector<std::string> Files, Dirs, FlagDirs;
+};
+
+/// The plan at \p Path, if every file that decided it is unchanged.
+std::optional<Plan> readPlan(const std::string &Path) {
   auto Buffer = llvm::MemoryBuffer::getFile(Path);
   if (!Buffer)
     return std::nullopt;
-  std::optional<SharedPreamble> Shared;
+  Plan Out;
   llvm::SmallVector<llvm::StringRef> Lines;
   (*Buffer)->getBuffer().split(Lines, '\n', -1, /*KeepEmpty=*/false);
   for (llvm::StringRef Line : Lines) {
     if (Line == "none")
       continue;
+    if (Line.consume_front("dir ")) {
+      Out.Dirs.push_back(Line.str());
+      continue;
+    }
+    if (Line.consume_front("flagdir ")) {
+      Out.FlagDirs.push_back(Line.str());
+      continue;
+    }
     bool InBase = Line.consume_front("base ");
     if (Line.consume_front("include ") || Line.consume_front("macro ")) {
       auto [Name, Text] = Line.split('\t');
       bool Include = compat::startsWith(Text, "#include");
-      if (!Shared)
-        Shared.emplace();
-      (InBase ? Shared->Base : Shared->Roots)
+      if (!Out.Shared)
+        Out.Shared.emplace();
+      (InBase ? Out.Shared->Base : Out.Shared->Roots)
           .Lines.push_back({Text.str(), Include ? Name.str() : "", Include ? "" : Name.str()});
       continue;
     }
@@ -687,23 +776,27 @@ std::optional<std::optional<SharedPreamble>> readPlan(const std::string &Path) {
         TimeText.getAsInteger(10, Recorded.Modified) || !Now || Now->Size != Recorded.Size ||
         Now->Modified != Recorded.Modified)
       return std::nullopt;
+    Out.Files.push_back(File.str());
   }
-  return Shared;
+  return Out;
 }
 
-void writePlan(const std::string &Path, const std::optional<SharedPreamble> &Shared,
-               const std::vector<std::string> &Files) {
+void writePlan(const std::string &Path, const Plan &Decided) {
   std::string Text;
   llvm::raw_string_ostream OS(Text);
-  if (!Shared)
+  if (!Decided.Shared)
     OS << "none\n";
   else
-    for (const auto &[Prefix, Part] :
-         {std::pair("base ", &Shared->Base), std::pair("", &Shared->Roots)})
+    for (const auto &[Prefix, Part] : {std::pair("base ", &Decided.Shared->Base),
+                                       std::pair("", &Decided.Shared->Roots)})
       for (const Preamble::Line &Line : Part->Lines)
         OS << Prefix << (isInclude(Line) ? "include " + Line.Header : "macro " + Line.Macro)
            << '\t' << Line.Text << '\n';
-  for (const std::string &File : Files)
+  for (const std::string &Dir : Decided.Dirs)
+    OS << "dir " << Dir << '\n';
+  for (const std::string &Dir : Decided.FlagDirs)
+    OS << "flagdir " << Dir << '\n';
+  for (const std::string &File : Decided.Files)
     if (std::optional<FileStamp> Now = stamp(File))
       OS << "file " << Now->Size << ' ' << Now->Modified << ' ' << File << '\n';
   // Written under a unique name, then renamed, as a PCH is.
@@ -874,23 +967,59 @@ std::optional<SharedPreamble> PchCache::sharedPreamble(const std::vector<std::st
         return isInclude(Line) && isLibtorchHeader(Line.Text);
       }))
     return std::nullopt;
-  std::string KeyText = clang::getClangFullVersion();
-  for (const std::string &Flag : Flags)
-    KeyText += '\0' + Flag;
-  KeyText += '\0';
-  KeyText += WorkingDir;
+  // The key, as a PCH's: the flags other than include directories, and the
+  // preamble; one variant per set of include directories that needed its own
+  // decision.
+  std::string FlagsText = clang::getClangFullVersion();
+  for (const std::string &Flag : splitFlags(Flags, WorkingDir).Rest)
+    FlagsText += '\0' + Flag;
+  std::string KeyText = FlagsText + '\0' + "preamble";
   for (const Preamble::Line &Line : Lead.Lines)
     KeyText += '\0' + Line.Text;
-  std::string Key = "shared-" + hash64(KeyText);
-  return once(Shared, Key, [&] {
-    std::string Plan = Directory + "/" + Key + ".plan";
-    if (std::optional<std::optional<SharedPreamble>> Known = readPlan(Plan))
-      return *Known;
-    std::vector<std::string> Files;
-    std::optional<SharedPreamble> Shared = reorderedPreamble(
-        Flags, Paths, Lead, realPath(Directory) + "/" + Key + ".h", WorkingDir, Files);
-    writePlan(Plan, Shared, Files);
-    return Shared;
+  std::string Prefix = "shared-" + hash64(KeyText);
+  std::vector<std::string> FlagDirs = flagDirs(Paths);
+  std::string Own = Prefix + "-" + hash64(llvm::join(FlagDirs, std::string(1, '\0')));
+  return once(Shared, Own, [&] {
+    // A decision taken for other include directories holds where they find
+    // every file that took it at the same place.
+    std::vector<std::string> Plans{Directory + "/" + Own + ".plan"};
+    std::error_code EC;
+    for (llvm::sys::fs::directory_iterator It(Directory, EC), End; It != End && !EC;
+         It.increment(EC)) {
+      llvm::StringRef Name = llvm::sys::path::filename(It->path());
+      if (compat::startsWith(Name, Prefix + "-") && compat::endsWith(Name, ".plan") &&
+          It->path() != Plans.front())
+        Plans.push_back(It->path());
+    }
+    for (const std::string &Path : Plans)
+      if (std::optional<Plan> Known = readPlan(Path);
+          Known && foundAlike(Known->Files, Known->Dirs, Known->FlagDirs, Paths))
+        return Known->Shared;
+    Plan Decided;
+    Decided.FlagDirs = FlagDirs;
+    std::string Probe = realPath(Directory) + "/" + Own + ".h";
+    // Runs of a shorter preamble alone are kept for the run, keyed as the
+    // decision is: units of a project share their roots.
+    auto ReadAlone = [&](const Preamble &First) -> std::optional<PreambleTokens> {
+      std::string RunKey = FlagsText + '\0' + textOf(First);
+      {
+        std::lock_guard<std::mutex> Lock(Mutex);
+        for (const AloneRun &Run : AloneRuns[RunKey])
+          if (foundAlike(Run.Tokens.Files, Run.Tokens.Dirs, Run.FlagDirs, Paths))
+            return Run.Tokens;
+      }
+      std::optional<PreambleTokens> Tokens =
+          preprocessPreamble(Flags, Probe, textOf(First), WorkingDir);
+      if (Tokens) {
+        std::lock_guard<std::mutex> Lock(Mutex);
+        AloneRuns[RunKey].push_back({FlagDirs, *Tokens});
+      }
+      return Tokens;
+    };
+    Decided.Shared = reorderedPreamble(Flags, Paths, Lead, Probe, WorkingDir, Decided.Files,
+                                       Decided.Dirs, ReadAlone);
+    writePlan(Directory + "/" + Own + ".plan", Decided);
+    return Decided.Shared;
   });
 }
 
@@ -948,44 +1077,8 @@ PchMiss PchCache::fits(const Built &Pch, const Preamble &Lead, const SearchPaths
     if (State == Pch.Macros.end() || State->second != (IsDefined ? "here" : "undefined"))
       return PchMiss::MacroChanged;
   }
-  // Every header of the PCH is found at the same place through the unit's
-  // search paths. Each file's home is the first of the PCH's search
-  // directories that contains it. The unit must have the PCH's own include
-  // directories that are homes, in the same order, and none of its other
-  // directories may hold a file of the same name (it would shadow it).
-  auto HomeOf = [&](llvm::StringRef Included) {
-    return llvm::find_if(Pch.Dirs, [&](llvm::StringRef Dir) {
-      return compat::startsWith(Included, Dir.str() + "/");
-    });
-  };
-  std::vector<std::string> UnitDirs = flagDirs(Paths);
-  std::vector<std::string> Homes, Own, Others;
-  for (const std::string &Included : Pch.Files)
-    if (auto Home = HomeOf(Included); Home != Pch.Dirs.end() &&
-                                      llvm::is_contained(Pch.FlagDirs, *Home) &&
-                                      !llvm::is_contained(Homes, *Home))
-      Homes.push_back(*Home);
-  for (const std::string &Dir : Pch.FlagDirs)
-    if (llvm::is_contained(Homes, Dir))
-      Own.push_back(Dir);
-  std::vector<std::string> UnitOwn;
-  for (const std::string &Dir : UnitDirs) {
-    if (llvm::is_contained(Own, Dir))
-      UnitOwn.push_back(Dir);
-    else if (!llvm::is_contained(Pch.Dirs, Dir))
-      Others.push_back(Dir);
-  }
-  if (UnitOwn != Own)
+  if (!foundAlike(Pch.Files, Pch.Dirs, Pch.FlagDirs, Paths))
     return PchMiss::SearchPaths;
-  if (!Others.empty())
-    for (const std::string &Included : Pch.Files) {
-      auto Home = HomeOf(Included);
-      if (Home == Pch.Dirs.end())
-        continue; // found next to its includer, whatever the search paths
-      llvm::StringRef Spelling = llvm::StringRef(Included).drop_front(Home->size() + 1);
-      if (findIn(Others, Spelling))
-        return PchMiss::SearchPaths;
-    }
   return PchMiss::None;
 }
 

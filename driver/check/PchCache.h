@@ -7,6 +7,8 @@
 #ifndef TORCHALIAS_DRIVER_PCHCACHE_H
 #define TORCHALIAS_DRIVER_PCHCACHE_H
 
+#include "PreambleTokens.h"
+
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -159,6 +161,14 @@ private:
   mutable std::mutex Mutex;
   std::map<std::string, std::shared_future<std::optional<Built>>> ByKey;
   std::map<std::string, std::shared_future<std::optional<SharedPreamble>>> Shared;
+  /// Note [A shared PCH]: a shorter preamble preprocessed alone, by its
+  /// text and the flags other than include directories; one per set of
+  /// include directories that needed its own run.
+  struct AloneRun {
+    std::vector<std::string> FlagDirs;
+    PreambleTokens Tokens;
+  };
+  std::map<std::string, std::vector<AloneRun>> AloneRuns;
   std::set<std::string> BuiltKeys, Used;
 };
 

@@ -171,10 +171,17 @@ protected:
     llvm::sort(Definitions);
     Out.Macros = hash64(llvm::join(Definitions, "\n"));
 
+    compat::forEachSearchDir(PP.getHeaderSearchInfo(),
+                             [&](llvm::StringRef Dir) { Out.Dirs.push_back(Names.real(Dir)); });
     compat::forEachFileRead(SM, [&](llvm::StringRef File) {
       if (std::string Name = Names.real(File); Name != Header)
         Out.Files.push_back(Name);
     });
+    // Asked last: asking marks a file as included.
+    for (const std::string &Name : Out.Files)
+      if (auto Entry = getCompilerInstance().getFileManager().getOptionalFileRef(Name);
+          Entry && !compat::wouldEnter(PP, *Entry))
+        Out.Skipped.insert(Name);
   }
 
 private:

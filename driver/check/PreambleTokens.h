@@ -12,6 +12,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,10 @@ struct PreambleTokens {
   std::map<std::string, std::vector<std::string>> Statements;
   /// Every file read, the header itself aside.
   std::vector<std::string> Files;
+  /// The search directories, as real paths, in search order.
+  std::vector<std::string> Dirs;
+  /// The files that an #include at the end would skip as already included.
+  std::set<std::string> Skipped;
 
   /// Whether the parser sees the same tokens from each file, and the same
   /// macros at the end; except that the system headers whose tokens differ
