@@ -55,9 +55,10 @@ namespace torchalias::driver {
 //   - Its command line has no forced includes (-include, -imacros,
 //     -include-pch) and is C++.
 //   - The PCH was built from the same preamble and flags, apart from include
-//     directories: the cache key is the xxHash of clang's version, the flags
-//     without -I, -iquote, -isystem and -idirafter, and the preamble's
-//     lines. The include directories are checked instead: every header the
+//     directories and macros: the cache key is the xxHash of clang's
+//     version, the flags without -I, -iquote, -isystem, -idirafter, -D and
+//     -U, and the preamble's lines. The macros are checked as Note [Macros
+//     no header reads] says. The include directories are checked instead: every header the
 //     PCH read must be found at the same place through the unit's search
 //     paths (no directory of the unit shadows it), including the preamble's
 //     own. So the units of a project's different targets, which differ in
@@ -154,6 +155,22 @@ namespace torchalias::driver {
 // process, by the roots and the flags, so the units of a project that share
 // their roots share it.
 
+// Note [Macros no header reads]
+// A -D or -U flag changes what the preprocessor makes of a header only if the
+// header names the macro. Extension modules are built with their own
+// -DTORCH_EXTENSION_NAME, which only the unit's PYBIND11_MODULE line reads,
+// so with the macros in the key each module would have a PCH of its own. The
+// key and the decision's key leave the macros out; each PCH and decision
+// records the macro flags it was made with, and serves a unit whose flags set
+// a macro differently only where none of the files it read names that macro
+// as a word (anywhere: in code, comments or literals). A PCH is built
+// without the unit's macros that none of the files of its decision names,
+// nor a line of its preamble; clang adds a macro that the command line sets
+// and the PCH does not to the unit's predefines, so the unit still sees its
+// own. A PCH that sets a macro serves only units that set it the same way:
+// clang would give them its definition. What this does not see is a macro
+// name that a header builds by pasting tokens.
+
 namespace {
 
 /// The directives at the top of a file, as (name, rest of the line), up to
@@ -228,11 +245,56 @@ std::optional<std::string> findIn(const std::vector<std::string> &Dirs,
 
 const char *const IncludeDirFlags[] = {"-I", "-iquote", "-isystem", "-idirafter"};
 
-/// The flags without their include directories, and those directories.
+/// The flags without their include directories and macros, those
+/// directories, and the macros.
 struct SplitFlags {
   std::vector<std::string> Rest;
   SearchPaths Paths;
+  MacroFlags Macros;
 };
+
+/// The macro that a normal flag of MacroFlags (`-DNAME=VALUE`, `-UNAME`)
+/// names.
+std::string macroOf(llvm::StringRef Normal) {
+  return Normal.drop_front(2).split('=').first.str();
+}
+
+/// The macro that \p Flags[I] defines or undefines (-D, -U, joined or not),
+/// with the index of its last argument in \p Last and its normal flag in
+/// \p Normal; empty if it is another flag.
+std::string macroFlag(const std::vector<std::string> &Flags, size_t I, size_t &Last,
+                      std::string &Normal) {
+  llvm::StringRef Flag = Flags[I];
+  if (!compat::startsWith(Flag, "-D") && !compat::startsWith(Flag, "-U"))
+    return "";
+  bool Define = Flag[1] == 'D';
+  llvm::StringRef Text = Flag.drop_front(2);
+  Last = I;
+  if (Text.empty() && I + 1 < Flags.size())
+    Text = Flags[Last = I + 1];
+  auto [Name, Value] = Text.split('=');
+  // -DNAME is NAME defined as 1.
+  Normal = Define ? ("-D" + Name + "=" + (Text.contains('=') ? Value : "1")).str()
+                  : ("-U" + Name).str();
+  return Name.str();
+}
+
+/// \p Flags without the -D and -U flags of the macros \p Names.
+std::vector<std::string> withoutMacros(const std::vector<std::string> &Flags,
+                                       const std::set<std::string> &Names) {
+  std::vector<std::string> Out;
+  for (size_t I = 0; I < Flags.size(); ++I) {
+    size_t Last = I;
+    std::string Normal;
+    if (std::string Macro = macroFlag(Flags, I, Last, Normal);
+        !Macro.empty() && Names.count(Macro)) {
+      I = Last;
+      continue;
+    }
+    Out.push_back(Flags[I]);
+  }
+  return Out;
+}
 
 SplitFlags splitFlags(const std::vector<std::string> &Flags, llvm::StringRef WorkingDir) {
   SplitFlags Out;
@@ -244,7 +306,14 @@ SplitFlags splitFlags(const std::vector<std::string> &Flags, llvm::StringRef Wor
       if (compat::startsWith(Flag, Prefix) && (!Matched || strlen(Prefix) > strlen(Matched)))
         Matched = Prefix;
     if (!Matched) {
-      Out.Rest.push_back(Flags[I]);
+      size_t Last;
+      std::string Normal;
+      if (std::string Macro = macroFlag(Flags, I, Last, Normal); !Macro.empty()) {
+        Out.Macros[Macro] = Normal; // clang applies them in order: the last wins
+        I = Last;
+      } else {
+        Out.Rest.push_back(Flags[I]);
+      }
       continue;
     }
     std::string Dir = Flag.size() > strlen(Matched) ? Flag.drop_front(strlen(Matched)).str()
@@ -484,9 +553,10 @@ bool isGuarded(clang::HeaderSearch &Search, clang::FileManager &Files, llvm::Str
 class GeneratePchWithManifest : public clang::GeneratePCHAction {
 public:
   GeneratePchWithManifest(std::string ManifestPath, std::string Header,
-                          std::vector<std::string> FlagDirs, std::vector<std::string> Macros)
+                          std::vector<std::string> FlagDirs, MacroFlags Defines,
+                          std::vector<std::string> Macros)
       : ManifestPath(std::move(ManifestPath)), Header(std::move(Header)),
-        FlagDirs(std::move(FlagDirs)), Macros(std::move(Macros)) {}
+        FlagDirs(std::move(FlagDirs)), Defines(std::move(Defines)), Macros(std::move(Macros)) {}
 
   // The bodies of non-template functions are skipped, as in a unit's own
   // parse of these headers (Note [Skipped bodies] in Runner.cpp).
@@ -505,6 +575,8 @@ public:
     llvm::raw_string_ostream OS(Text);
     for (const std::string &Dir : FlagDirs)
       OS << "flagdir " << Dir << '\n';
+    for (const auto &[Macro, Flag] : Defines)
+      OS << "define " << Flag << '\n';
     compat::forEachSearchDir(CI.getPreprocessor().getHeaderSearchInfo(),
                              [&](llvm::StringRef Dir) { OS << "dir " << realPath(Dir) << '\n'; });
     clang::HeaderSearch &Search = CI.getPreprocessor().getHeaderSearchInfo();
@@ -536,7 +608,9 @@ public:
 
 private:
   std::string ManifestPath, Header;
-  std::vector<std::string> FlagDirs, Macros;
+  std::vector<std::string> FlagDirs;
+  MacroFlags Defines;
+  std::vector<std::string> Macros;
 };
 
 class OneCommand : public clang::tooling::CompilationDatabase {
@@ -729,25 +803,33 @@ bool foundAlike(const std::vector<std::string> &Files, const std::vector<std::st
   return true;
 }
 
-/// A decision of sharedPreamble() kept in the cache: the shared PCH's
-/// preambles, or none; every file that decided it; and the search
-/// directories of the runs that took it.
-struct Plan {
-  std::optional<SharedPreamble> Shared;
-  std::vector<std::string> Files, Dirs, FlagDirs;
-};
+/// Whether \p Text has the identifier \p Name as a word: in code, a
+/// comment or a literal alike.
+bool namesWord(llvm::StringRef Text, llvm::StringRef Name) {
+  auto InWord = [](char C) { return llvm::isAlnum(C) || C == '_'; };
+  for (size_t At = Text.find(Name); At != llvm::StringRef::npos;
+       At = Text.find(Name, At + 1))
+    if ((At == 0 || !InWord(Text[At - 1])) &&
+        (At + Name.size() == Text.size() || !InWord(Text[At + Name.size()])))
+      return true;
+  return false;
+}
 
 /// The plan at \p Path, if every file that decided it is unchanged.
-std::optional<Plan> readPlan(const std::string &Path) {
+std::optional<SharedPlan> readPlan(const std::string &Path) {
   auto Buffer = llvm::MemoryBuffer::getFile(Path);
   if (!Buffer)
     return std::nullopt;
-  Plan Out;
+  SharedPlan Out;
   llvm::SmallVector<llvm::StringRef> Lines;
   (*Buffer)->getBuffer().split(Lines, '\n', -1, /*KeepEmpty=*/false);
   for (llvm::StringRef Line : Lines) {
     if (Line == "none")
       continue;
+    if (Line.consume_front("define ")) {
+      Out.Defines[macroOf(Line)] = Line.str();
+      continue;
+    }
     if (Line.consume_front("dir ")) {
       Out.Dirs.push_back(Line.str());
       continue;
@@ -781,7 +863,7 @@ std::optional<Plan> readPlan(const std::string &Path) {
   return Out;
 }
 
-void writePlan(const std::string &Path, const Plan &Decided) {
+void writePlan(const std::string &Path, const SharedPlan &Decided) {
   std::string Text;
   llvm::raw_string_ostream OS(Text);
   if (!Decided.Shared)
@@ -792,6 +874,8 @@ void writePlan(const std::string &Path, const Plan &Decided) {
       for (const Preamble::Line &Line : Part->Lines)
         OS << Prefix << (isInclude(Line) ? "include " + Line.Header : "macro " + Line.Macro)
            << '\t' << Line.Text << '\n';
+  for (const auto &[Macro, Flag] : Decided.Defines)
+    OS << "define " << Flag << '\n';
   for (const std::string &Dir : Decided.Dirs)
     OS << "dir " << Dir << '\n';
   for (const std::string &Dir : Decided.FlagDirs)
@@ -892,29 +976,42 @@ PchChoice PchCache::pchFor(const std::vector<std::string> &Args, llvm::StringRef
     return Pch.first ? PchChoice{Pch.first->Path, PchMiss::None}
                      : PchChoice{std::nullopt, Pch.second};
   };
-  if (std::optional<SharedPreamble> Shared =
-          sharedPreamble(Flags, Split.Paths, Lead, WorkingDir)) {
+  UnitFlags Unit{Flags, Split.Paths, Split.Rest, Split.Macros, Split.Macros};
+  SharedPlan Plan = sharedPreamble(Flags, Unit, Lead, WorkingDir);
+  // The PCH is built without the macros that no file of the decision and no
+  // line of the preamble names: Note [Macros no header reads].
+  if (!Plan.Files.empty()) {
+    std::set<std::string> Names;
+    for (const auto &Set : Split.Macros)
+      Names.insert(Set.first);
+    for (const Preamble::Line &Line : Lead.Lines)
+      Names.erase(Line.Macro);
+    std::set<std::string> Unread = unread(Plan.Files, Names);
+    Unit.Build = withoutMacros(Flags, Unread);
+    for (const std::string &Macro : Unread)
+      Unit.Kept.erase(Macro);
+  }
+  if (const std::optional<SharedPreamble> &Shared = Plan.Shared) {
     std::optional<Built> Base;
     if (!Shared->Base.Lines.empty())
-      Base = pchOf(Flags, Split.Paths, Split.Rest, Shared->Base, nullptr, WorkingDir).first;
+      Base = pchOf(Unit, Shared->Base, nullptr, WorkingDir).first;
     if (Base || Shared->Base.Lines.empty())
-      if (PchChoice Choice = Found(pchOf(Flags, Split.Paths, Split.Rest, Shared->Roots,
-                                         Base ? &*Base : nullptr, WorkingDir));
+      if (PchChoice Choice = Found(pchOf(Unit, Shared->Roots, Base ? &*Base : nullptr,
+                                         WorkingDir));
           Choice.Path)
         return Choice;
   }
-  return Found(pchOf(Flags, Split.Paths, Split.Rest, Lead, nullptr, WorkingDir));
+  return Found(pchOf(Unit, Lead, nullptr, WorkingDir));
 }
 
 std::pair<std::optional<PchCache::Built>, PchMiss>
-PchCache::pchOf(const std::vector<std::string> &Flags, const SearchPaths &Paths,
-                const std::vector<std::string> &OtherFlags, const Preamble &Lead,
-                const Built *Base, llvm::StringRef WorkingDir) {
-  // The cache key: clang's version, the flags other than include
-  // directories, the PCH it is chained to, and the preamble; one variant per
-  // set of include directories that needed its own PCH.
+PchCache::pchOf(const UnitFlags &Flags, const Preamble &Lead, const Built *Base,
+                llvm::StringRef WorkingDir) {
+  // The cache key: clang's version, the flags other than include directories
+  // and macros, the PCH it is chained to, and the preamble; one variant per
+  // set of include directories and macros that needed its own PCH.
   std::string KeyText = clang::getClangFullVersion();
-  for (const std::string &Flag : OtherFlags)
+  for (const std::string &Flag : Flags.Rest)
     KeyText += '\0' + Flag;
   if (Base)
     KeyText += "\0base\0" + Base->Path;
@@ -924,8 +1021,10 @@ PchCache::pchOf(const std::vector<std::string> &Flags, const SearchPaths &Paths,
     KeyText += '\0' + Line.Text;
   std::string Prefix = hash64(KeyText);
   std::string DirsText;
-  for (const std::string &Dir : flagDirs(Paths))
+  for (const std::string &Dir : flagDirs(Flags.Paths))
     DirsText += Dir + '\0';
+  for (const auto &[Macro, Flag] : Flags.Kept)
+    DirsText += Flag + '\0';
   std::string Own = Prefix + "-" + hash64(DirsText);
 
   // A variant that fits: any other already built, then this unit's own.
@@ -943,45 +1042,62 @@ PchCache::pchOf(const std::vector<std::string> &Flags, const SearchPaths &Paths,
     Used.insert(Key);
     return std::make_pair(std::optional<Built>(Pch), PchMiss::None);
   };
+  // A PCH built with a macro set differently is the unit's only where the
+  // PCH does not set it and none of its files names it.
+  auto Fits = [&](const Built &Pch) {
+    if (PchMiss Miss = fits(Pch, Lead, Flags.Paths); Miss != PchMiss::None)
+      return Miss;
+    return macrosAlike(Pch.Files, Pch.Defines, Flags.Macros, /*HadKept=*/true)
+               ? PchMiss::None
+               : PchMiss::MacroChanged;
+  };
   for (const std::string &Key : Keys)
     if (std::optional<Built> Pch = variant(Key, nullptr, WorkingDir);
-        Pch && fits(*Pch, Lead, Paths) == PchMiss::None)
+        Pch && Fits(*Pch) == PchMiss::None)
       return Use(Key, *Pch);
-  BuildInput Input{Flags, Lead, Base};
+  BuildInput Input{Flags.Build, Lead, Base};
   std::optional<Built> Pch = variant(Own, &Input, WorkingDir);
   if (!Pch)
     return {std::nullopt, PchMiss::BuildFailed};
-  if (PchMiss Miss = fits(*Pch, Lead, Paths); Miss != PchMiss::None)
+  if (PchMiss Miss = Fits(*Pch); Miss != PchMiss::None)
     return {std::nullopt, Miss};
   return Use(Own, *Pch);
 }
 
-std::optional<SharedPreamble> PchCache::sharedPreamble(const std::vector<std::string> &Flags,
-                                                       const SearchPaths &Paths,
-                                                       const Preamble &Lead,
-                                                       llvm::StringRef WorkingDir) {
+SharedPlan PchCache::sharedPreamble(const std::vector<std::string> &Flags,
+                                    const UnitFlags &Split, const Preamble &Lead,
+                                    llvm::StringRef WorkingDir) {
   // One header is its own root, or standard and none; it may still have a
   // base if it is libtorch's.
   if (llvm::count_if(Lead.Lines, isInclude) < 2 &&
       llvm::none_of(Lead.Lines, [](const Preamble::Line &Line) {
         return isInclude(Line) && isLibtorchHeader(Line.Text);
       }))
-    return std::nullopt;
-  // The key, as a PCH's: the flags other than include directories, and the
-  // preamble; one variant per set of include directories that needed its own
-  // decision.
+    return {};
+  // The key, as a PCH's: the flags other than include directories and
+  // macros, and the preamble; one variant per set of include directories and
+  // macros that needed its own decision.
   std::string FlagsText = clang::getClangFullVersion();
-  for (const std::string &Flag : splitFlags(Flags, WorkingDir).Rest)
+  for (const std::string &Flag : Split.Rest)
     FlagsText += '\0' + Flag;
   std::string KeyText = FlagsText + '\0' + "preamble";
   for (const Preamble::Line &Line : Lead.Lines)
     KeyText += '\0' + Line.Text;
   std::string Prefix = "shared-" + hash64(KeyText);
-  std::vector<std::string> FlagDirs = flagDirs(Paths);
-  std::string Own = Prefix + "-" + hash64(llvm::join(FlagDirs, std::string(1, '\0')));
+  std::vector<std::string> FlagDirs = flagDirs(Split.Paths);
+  std::string VariantText = llvm::join(FlagDirs, std::string(1, '\0'));
+  for (const auto &[Macro, Flag] : Split.Macros)
+    VariantText += '\0' + Flag;
+  std::string Own = Prefix + "-" + hash64(VariantText);
+  // A run or decision made with other include directories or macros holds
+  // where they find every file it read at the same place, and where none of
+  // those files names a macro they set differently.
+  auto Holds = [&](const std::vector<std::string> &Files, const std::vector<std::string> &Dirs,
+                   const std::vector<std::string> &RunDirs, const MacroFlags &Defines) {
+    return foundAlike(Files, Dirs, RunDirs, Split.Paths) &&
+           macrosAlike(Files, Defines, Split.Macros, /*HadKept=*/false);
+  };
   return once(Shared, Own, [&] {
-    // A decision taken for other include directories holds where they find
-    // every file that took it at the same place.
     std::vector<std::string> Plans{Directory + "/" + Own + ".plan"};
     std::error_code EC;
     for (llvm::sys::fs::directory_iterator It(Directory, EC), End; It != End && !EC;
@@ -992,35 +1108,76 @@ std::optional<SharedPreamble> PchCache::sharedPreamble(const std::vector<std::st
         Plans.push_back(It->path());
     }
     for (const std::string &Path : Plans)
-      if (std::optional<Plan> Known = readPlan(Path);
-          Known && foundAlike(Known->Files, Known->Dirs, Known->FlagDirs, Paths))
-        return Known->Shared;
-    Plan Decided;
-    Decided.FlagDirs = FlagDirs;
+      if (std::optional<SharedPlan> Known = readPlan(Path);
+          Known && Holds(Known->Files, Known->Dirs, Known->FlagDirs, Known->Defines))
+        return *Known;
     std::string Probe = realPath(Directory) + "/" + Own + ".h";
     // Runs of a shorter preamble alone are kept for the run, keyed as the
     // decision is: units of a project share their roots.
     auto ReadAlone = [&](const Preamble &First) -> std::optional<PreambleTokens> {
       std::string RunKey = FlagsText + '\0' + textOf(First);
+      std::vector<AloneRun> Known;
       {
         std::lock_guard<std::mutex> Lock(Mutex);
-        for (const AloneRun &Run : AloneRuns[RunKey])
-          if (foundAlike(Run.Tokens.Files, Run.Tokens.Dirs, Run.FlagDirs, Paths))
-            return Run.Tokens;
+        Known = AloneRuns[RunKey];
       }
+      for (const AloneRun &Run : Known)
+        if (Holds(Run.Tokens.Files, Run.Tokens.Dirs, Run.FlagDirs, Run.Defines))
+          return Run.Tokens;
       std::optional<PreambleTokens> Tokens =
           preprocessPreamble(Flags, Probe, textOf(First), WorkingDir);
       if (Tokens) {
         std::lock_guard<std::mutex> Lock(Mutex);
-        AloneRuns[RunKey].push_back({FlagDirs, *Tokens});
+        AloneRuns[RunKey].push_back({FlagDirs, Split.Macros, *Tokens});
       }
       return Tokens;
     };
-    Decided.Shared = reorderedPreamble(Flags, Paths, Lead, Probe, WorkingDir, Decided.Files,
-                                       Decided.Dirs, ReadAlone);
+    SharedPlan Decided;
+    Decided.FlagDirs = FlagDirs;
+    Decided.Defines = Split.Macros;
+    Decided.Shared = reorderedPreamble(Flags, Split.Paths, Lead, Probe, WorkingDir,
+                                       Decided.Files, Decided.Dirs, ReadAlone);
     writePlan(Directory + "/" + Own + ".plan", Decided);
-    return Decided.Shared;
+    return Decided;
   });
+}
+
+std::set<std::string> PchCache::unread(const std::vector<std::string> &Files,
+                                       const std::set<std::string> &Names) {
+  std::set<std::string> Out = Names;
+  std::lock_guard<std::mutex> Lock(MentionsMutex);
+  for (const std::string &File : Files) {
+    if (Out.empty())
+      break;
+    std::map<std::string, bool> &Known = Mentions[File];
+    std::unique_ptr<llvm::MemoryBuffer> Text;
+    for (auto Name = Out.begin(); Name != Out.end();) {
+      auto It = Known.find(*Name);
+      if (It == Known.end()) {
+        if (!Text)
+          if (auto Read = llvm::MemoryBuffer::getFile(File))
+            Text = std::move(*Read);
+        It = Known.emplace(*Name, !Text || namesWord(Text->getBuffer(), *Name)).first;
+      }
+      Name = It->second ? Out.erase(Name) : std::next(Name);
+    }
+  }
+  return Out;
+}
+
+bool PchCache::macrosAlike(const std::vector<std::string> &Files, const MacroFlags &Had,
+                           const MacroFlags &Has, bool HadKept) {
+  std::set<std::string> Differ;
+  for (const auto &[Macro, Flag] : Had)
+    if (auto It = Has.find(Macro); It == Has.end() || It->second != Flag) {
+      if (HadKept)
+        return false;
+      Differ.insert(Macro);
+    }
+  for (const auto &[Macro, Flag] : Has)
+    if (!Had.count(Macro))
+      Differ.insert(Macro);
+  return Differ.empty() || unread(Files, Differ) == Differ;
 }
 
 unsigned PchCache::built() const {
@@ -1087,7 +1244,7 @@ std::optional<PchCache::Built> PchCache::readManifest(const std::string &Pch,
   auto Buffer = llvm::MemoryBuffer::getFile(Manifest);
   if (!Buffer || !llvm::sys::fs::exists(Pch))
     return std::nullopt;
-  Built Out{Pch, {}, {}, {}, {}, {}};
+  Built Out{Pch, {}, {}, {}, {}, {}, {}};
   llvm::SmallVector<llvm::StringRef> Lines;
   (*Buffer)->getBuffer().split(Lines, '\n', -1, /*KeepEmpty=*/false);
   for (llvm::StringRef Line : Lines) {
@@ -1097,6 +1254,10 @@ std::optional<PchCache::Built> PchCache::readManifest(const std::string &Pch,
     }
     if (Line.consume_front("flagdir ")) {
       Out.FlagDirs.push_back(Line.str());
+      continue;
+    }
+    if (Line.consume_front("define ")) {
+      Out.Defines[macroOf(Line)] = Line.str();
       continue;
     }
     if (Line.consume_front("guarded ")) {
@@ -1198,9 +1359,12 @@ std::optional<PchCache::Built> PchCache::build(const std::string &Key, const Bui
   Tool.setDiagnosticConsumer(&Quiet);
   struct Factory : clang::tooling::FrontendActionFactory {
     std::string ManifestPath, Header;
-    std::vector<std::string> FlagDirs, Macros;
+    std::vector<std::string> FlagDirs;
+    MacroFlags Defines;
+    std::vector<std::string> Macros;
     std::unique_ptr<clang::FrontendAction> create() override {
-      return std::make_unique<GeneratePchWithManifest>(ManifestPath, Header, FlagDirs, Macros);
+      return std::make_unique<GeneratePchWithManifest>(ManifestPath, Header, FlagDirs, Defines,
+                                                       Macros);
     }
   } MakeAction;
   for (const Preamble::Line &Line : Input.Lead.Lines)
@@ -1208,7 +1372,9 @@ std::optional<PchCache::Built> PchCache::build(const std::string &Key, const Bui
       MakeAction.Macros.push_back(Line.Macro);
   MakeAction.ManifestPath = std::string(TemporaryManifest);
   MakeAction.Header = Header;
-  MakeAction.FlagDirs = flagDirs(splitFlags(Flags, WorkingDir).Paths);
+  SplitFlags Split = splitFlags(Flags, WorkingDir);
+  MakeAction.FlagDirs = flagDirs(Split.Paths);
+  MakeAction.Defines = Split.Macros;
   bool Ok = Tool.run(&MakeAction) == 0 && llvm::sys::fs::exists(Temporary) &&
             (!Input.Base || addBase(std::string(TemporaryManifest), *Input.Base)) &&
             !llvm::sys::fs::rename(TemporaryManifest, Manifest) &&

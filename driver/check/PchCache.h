@@ -30,6 +30,10 @@ struct SearchPaths {
   std::vector<std::string> System; // those of Angled from -isystem and -idirafter
 };
 
+/// The macros that a command line defines (`-DNAME=VALUE`) or undefines
+/// (`-UNAME`), by name, each as its last flag leaves it.
+using MacroFlags = std::map<std::string, std::string>;
+
 /// Why a unit was parsed without a PCH; None when it used one. The names
 /// (pchMissName) are what `--format json` and the summary line show.
 enum class PchMiss {
@@ -64,6 +68,15 @@ struct Preamble {
 /// PCH]): of its roots, chained to a PCH of the base if that is not empty.
 struct SharedPreamble {
   Preamble Base, Roots;
+};
+
+/// A decision of Note [A shared PCH]: the shared PCH's preambles, or none;
+/// every file that decided it; and the search directories and macro flags
+/// of the runs that took it.
+struct SharedPlan {
+  std::optional<SharedPreamble> Shared;
+  std::vector<std::string> Files, Dirs, FlagDirs;
+  MacroFlags Defines;
 };
 
 /// What the cache offers a unit: a PCH, or why not.
@@ -101,6 +114,17 @@ private:
     /// The preamble's macros at its end: "here" (defined by the preamble),
     /// "elsewhere" (redefined by a header) or "undefined".
     std::map<std::string, std::string> Macros;
+    /// The -D and -U flags it was built with.
+    MacroFlags Defines;
+  };
+  /// A unit's flags, as a PCH of its sees them: Note [Macros no header
+  /// reads].
+  struct UnitFlags {
+    std::vector<std::string> Build; // the flags to build a PCH with
+    const SearchPaths &Paths;
+    const std::vector<std::string> &Rest; // without include directories and macros
+    const MacroFlags &Macros;             // the unit's
+    MacroFlags Kept;                      // those of Build
   };
   /// The PCH and its manifest, if every file it lists is unchanged.
   static std::optional<Built> readManifest(const std::string &Pch,
@@ -121,16 +145,23 @@ private:
   static bool addBase(const std::string &Manifest, const Built &Base);
   /// A PCH of \p Lead (chained to one of \p Base, if given) that fits a
   /// unit with \p Flags, or why there is none.
-  std::pair<std::optional<Built>, PchMiss>
-  pchOf(const std::vector<std::string> &Flags, const SearchPaths &Paths,
-        const std::vector<std::string> &OtherFlags, const Preamble &Lead, const Built *Base,
-        llvm::StringRef WorkingDir);
+  std::pair<std::optional<Built>, PchMiss> pchOf(const UnitFlags &Flags, const Preamble &Lead,
+                                                 const Built *Base, llvm::StringRef WorkingDir);
   /// The shorter preamble whose PCH the unit may use instead of its own, if
-  /// any: Note [A shared PCH]. Decided once per preamble and flags, and kept
-  /// in the cache.
-  std::optional<SharedPreamble> sharedPreamble(const std::vector<std::string> &Flags,
-                                               const SearchPaths &Paths, const Preamble &Lead,
-                                               llvm::StringRef WorkingDir);
+  /// any, and the files that decided it: Note [A shared PCH]. Decided once
+  /// per preamble and flags, and kept in the cache.
+  SharedPlan sharedPreamble(const std::vector<std::string> &Flags, const UnitFlags &Split,
+                            const Preamble &Lead, llvm::StringRef WorkingDir);
+  /// Of the macros \p Names, those that none of \p Files names: Note
+  /// [Macros no header reads].
+  std::set<std::string> unread(const std::vector<std::string> &Files,
+                               const std::set<std::string> &Names);
+  /// Whether what was decided or built with the macro flags \p Had, reading
+  /// \p Files, holds for a unit with \p Has: each macro they set differently
+  /// is one that none of the files reads, and (\p HadKept) one that \p Had
+  /// does not set.
+  bool macrosAlike(const std::vector<std::string> &Files, const MacroFlags &Had,
+                   const MacroFlags &Has, bool HadKept);
 
   /// The value of \p Key in \p Map, which the first thread to ask computes
   /// with \p Compute while the others wait for it.
@@ -160,14 +191,18 @@ private:
   std::string Directory;
   mutable std::mutex Mutex;
   std::map<std::string, std::shared_future<std::optional<Built>>> ByKey;
-  std::map<std::string, std::shared_future<std::optional<SharedPreamble>>> Shared;
+  std::map<std::string, std::shared_future<SharedPlan>> Shared;
   /// Note [A shared PCH]: a shorter preamble preprocessed alone, by its
   /// text and the flags other than include directories; one per set of
   /// include directories that needed its own run.
   struct AloneRun {
     std::vector<std::string> FlagDirs;
+    MacroFlags Defines;
     PreambleTokens Tokens;
   };
+  /// For each file read, whether it names each macro asked about.
+  std::mutex MentionsMutex;
+  std::map<std::string, std::map<std::string, bool>> Mentions;
   std::map<std::string, std::vector<AloneRun>> AloneRuns;
   std::set<std::string> BuiltKeys, Used;
 };
