@@ -1028,6 +1028,9 @@ PchCache::pchOf(const UnitFlags &Flags, const Preamble &Lead, const Built *Base,
   std::string Own = Prefix + "-" + hash64(DirsText);
 
   // A variant that fits: any other already built, then this unit's own.
+  // One unit of a key at a time looks and builds, so that a variant another
+  // thread is building is found rather than built again.
+  std::lock_guard<std::mutex> Searching(searchLock(Prefix));
   std::vector<std::string> Keys;
   std::error_code EC;
   for (llvm::sys::fs::directory_iterator It(Directory, EC), End; It != End && !EC;
@@ -1098,6 +1101,7 @@ SharedPlan PchCache::sharedPreamble(const std::vector<std::string> &Flags,
            macrosAlike(Files, Defines, Split.Macros, /*HadKept=*/false);
   };
   return once(Shared, Own, [&] {
+    std::lock_guard<std::mutex> Searching(searchLock(Prefix));
     std::vector<std::string> Plans{Directory + "/" + Own + ".plan"};
     std::error_code EC;
     for (llvm::sys::fs::directory_iterator It(Directory, EC), End; It != End && !EC;
@@ -1140,6 +1144,11 @@ SharedPlan PchCache::sharedPreamble(const std::vector<std::string> &Flags,
     writePlan(Directory + "/" + Own + ".plan", Decided);
     return Decided;
   });
+}
+
+std::mutex &PchCache::searchLock(const std::string &Prefix) {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  return SearchLocks[Prefix];
 }
 
 std::set<std::string> PchCache::unread(const std::vector<std::string> &Files,

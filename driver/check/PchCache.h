@@ -200,6 +200,10 @@ private:
     MacroFlags Defines;
     PreambleTokens Tokens;
   };
+  /// The lock of a cache key's variants (PCHs or decisions): one thread at
+  /// a time looks for one that fits and builds its own.
+  std::mutex &searchLock(const std::string &Prefix);
+  std::map<std::string, std::mutex> SearchLocks;
   /// For each file read, whether it names each macro asked about.
   std::mutex MentionsMutex;
   std::map<std::string, std::map<std::string, bool>> Mentions;
