@@ -803,6 +803,36 @@ bool foundAlike(const std::vector<std::string> &Files, const std::vector<std::st
   return true;
 }
 
+/// Reads a line of a PCH's manifest or a plan that says how its run searched
+/// and which macros its flags set (`dir`, `flagdir`, `define`); false if it
+/// is another line.
+bool readRunLine(llvm::StringRef Line, std::vector<std::string> &Dirs,
+                 std::vector<std::string> &FlagDirs, MacroFlags &Defines) {
+  if (Line.consume_front("dir "))
+    Dirs.push_back(Line.str());
+  else if (Line.consume_front("flagdir "))
+    FlagDirs.push_back(Line.str());
+  else if (Line.consume_front("define "))
+    Defines[macroOf(Line)] = Line.str();
+  else
+    return false;
+  return true;
+}
+
+/// The file of a `<size> <time> <path>` line of a manifest or plan, if it
+/// still has that size and modification time.
+std::optional<llvm::StringRef> unchangedFile(llvm::StringRef Line) {
+  auto [SizeText, Rest] = Line.split(' ');
+  auto [TimeText, Path] = Rest.split(' ');
+  FileStamp Recorded;
+  if (SizeText.getAsInteger(10, Recorded.Size) || TimeText.getAsInteger(10, Recorded.Modified))
+    return std::nullopt;
+  std::optional<FileStamp> Now = stamp(Path);
+  if (!Now || Now->Size != Recorded.Size || Now->Modified != Recorded.Modified)
+    return std::nullopt;
+  return Path;
+}
+
 /// Whether \p Text has the identifier \p Name as a word: in code, a
 /// comment or a literal alike.
 bool namesWord(llvm::StringRef Text, llvm::StringRef Name) {
@@ -826,18 +856,8 @@ std::optional<SharedPlan> readPlan(const std::string &Path) {
   for (llvm::StringRef Line : Lines) {
     if (Line == "none")
       continue;
-    if (Line.consume_front("define ")) {
-      Out.Defines[macroOf(Line)] = Line.str();
+    if (readRunLine(Line, Out.Dirs, Out.FlagDirs, Out.Defines))
       continue;
-    }
-    if (Line.consume_front("dir ")) {
-      Out.Dirs.push_back(Line.str());
-      continue;
-    }
-    if (Line.consume_front("flagdir ")) {
-      Out.FlagDirs.push_back(Line.str());
-      continue;
-    }
     bool InBase = Line.consume_front("base ");
     if (Line.consume_front("include ") || Line.consume_front("macro ")) {
       auto [Name, Text] = Line.split('\t');
@@ -850,15 +870,10 @@ std::optional<SharedPlan> readPlan(const std::string &Path) {
     }
     if (InBase || !Line.consume_front("file "))
       return std::nullopt;
-    auto [SizeText, Rest] = Line.split(' ');
-    auto [TimeText, File] = Rest.split(' ');
-    FileStamp Recorded;
-    std::optional<FileStamp> Now = stamp(File);
-    if (SizeText.getAsInteger(10, Recorded.Size) ||
-        TimeText.getAsInteger(10, Recorded.Modified) || !Now || Now->Size != Recorded.Size ||
-        Now->Modified != Recorded.Modified)
+    std::optional<llvm::StringRef> File = unchangedFile(Line);
+    if (!File)
       return std::nullopt;
-    Out.Files.push_back(File.str());
+    Out.Files.push_back(File->str());
   }
   return Out;
 }
@@ -1257,18 +1272,8 @@ std::optional<PchCache::Built> PchCache::readManifest(const std::string &Pch,
   llvm::SmallVector<llvm::StringRef> Lines;
   (*Buffer)->getBuffer().split(Lines, '\n', -1, /*KeepEmpty=*/false);
   for (llvm::StringRef Line : Lines) {
-    if (Line.consume_front("dir ")) {
-      Out.Dirs.push_back(Line.str());
+    if (readRunLine(Line, Out.Dirs, Out.FlagDirs, Out.Defines))
       continue;
-    }
-    if (Line.consume_front("flagdir ")) {
-      Out.FlagDirs.push_back(Line.str());
-      continue;
-    }
-    if (Line.consume_front("define ")) {
-      Out.Defines[macroOf(Line)] = Line.str();
-      continue;
-    }
     if (Line.consume_front("guarded ")) {
       Out.Guarded.insert(Line.str());
       continue;
@@ -1281,17 +1286,11 @@ std::optional<PchCache::Built> PchCache::readManifest(const std::string &Pch,
     bool IsBase = Line.consume_front("base ");
     if (!IsBase && !Line.consume_front("file "))
       return std::nullopt;
-    auto [SizeText, Rest] = Line.split(' ');
-    auto [TimeText, Path] = Rest.split(' ');
-    FileStamp Recorded;
-    if (SizeText.getAsInteger(10, Recorded.Size) ||
-        TimeText.getAsInteger(10, Recorded.Modified))
-      return std::nullopt;
-    std::optional<FileStamp> Now = stamp(Path);
-    if (!Now || Now->Size != Recorded.Size || Now->Modified != Recorded.Modified)
+    std::optional<llvm::StringRef> File = unchangedFile(Line);
+    if (!File)
       return std::nullopt; // a header or the base changed: rebuild
     if (!IsBase)
-      Out.Files.push_back(Path.str());
+      Out.Files.push_back(File->str());
   }
   if (Out.Files.empty())
     return std::nullopt;
