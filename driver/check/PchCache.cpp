@@ -58,11 +58,11 @@ namespace torchalias::driver {
 //     directories and macros: the cache key is the xxHash of clang's
 //     version, the flags without -I, -iquote, -isystem, -idirafter, -D and
 //     -U, and the preamble's lines. The macros are checked as Note [Macros
-//     no header reads] says. The include directories are checked instead: every header the
-//     PCH read must be found at the same place through the unit's search
-//     paths (no directory of the unit shadows it), including the preamble's
-//     own. So the units of a project's different targets, which differ in
-//     their own include directories, share one PCH.
+//     no header reads] says. The include directories are checked instead:
+//     every header the PCH read must be found at the same place through the
+//     unit's search paths (no directory of the unit shadows it), including
+//     the preamble's own. So the units of a project's different targets,
+//     which differ in their own include directories, share one PCH.
 //   - The headers are as they were: beside each PCH a manifest lists its
 //     search directories and every file it read, with size and modification
 //     time, and a PCH whose files changed is rebuilt.
@@ -142,12 +142,13 @@ namespace torchalias::driver {
 // lists the base's files too, and the base's own size and time, so that a
 // rebuilt base makes it stale.
 // The decision costs two or three preprocessor runs, a fraction of a second
-// each. It is kept in the cache (`shared-<key>-<dirs>.plan`), keyed as a PCH
-// is: by the flags other than include directories and the preamble, with the
-// size and time of every file the runs read and the search directories that
-// found them. A unit of another target, whose include directories differ,
-// takes it as its own if it finds each of those files at the same place (the
-// test of Note [When a PCH is used]); it is taken again when a file changes.
+// each. It is kept in the cache (`shared-<key>-<variant>.plan`), keyed as a
+// PCH is: by the flags other than include directories and macros (Note
+// [Macros no header reads]) and the preamble, with the size and time of every
+// file the runs read and the search directories that found them. A unit of
+// another target, whose include directories differ, takes it as its own if it
+// finds each of those files at the same place (the test of Note [When a PCH
+// is used]); it is taken again when a file changes.
 // The second run is often shared too: where the preamble sets no macro and
 // every header it names is one that the roots (and base) included and would
 // skip if included again, the preamble adds nothing after them, and the roots
