@@ -643,7 +643,10 @@ constexpr llvm::StringLiteral BaseHeader = "ATen/ATen.h";
 
 /// What a shorter preamble gives when preprocessed alone, with a unit's
 /// flags.
-using FirstRun = llvm::function_ref<std::optional<PreambleTokens>(const Preamble &)>;
+/// It sets \p Ignored to the macros that the run's flags set otherwise than
+/// the unit's, which none of its files names, nor any of \p AlsoRead.
+using FirstRun = llvm::function_ref<std::optional<PreambleTokens>(
+    const Preamble &, const std::vector<std::string> &AlsoRead, std::set<std::string> &Ignored)>;
 
 /// The shared PCH of Note [A shared PCH], if one is transparent for \p Lead
 /// (found through \p Paths), preprocessing the header \p Probe (a path of the
@@ -735,20 +738,23 @@ std::optional<SharedPreamble> reorderedPreamble(const std::vector<std::string> &
   // That run is the same for every preamble with these roots and flags.
   auto Transparent = [&](const Preamble &First) {
     std::optional<PreambleTokens> Reordered;
+    std::set<std::string> Ignored;
     if (llvm::all_of(Lead.Lines, isInclude))
-      Reordered = ReadAlone(First);
+      Reordered = ReadAlone(First, Unit->Files, Ignored);
     if (Reordered && !llvm::all_of(Named, [&](const std::string &File) {
           return Reordered->Skipped.count(File) != 0;
         }))
       Reordered.reset();
-    if (!Reordered)
+    if (!Reordered) {
+      Ignored.clear();
       Reordered = preprocessPreamble(Flags, Probe, textOf(First) + textOf(Lead), WorkingDir);
+    }
     if (!Reordered)
       return false;
     for (const std::string &File : Reordered->Files)
       if (!llvm::is_contained(Files, File))
         Files.push_back(File);
-    return Reordered->sameAs(*Unit);
+    return Reordered->sameAs(*Unit, Ignored);
   };
   Preamble Both = Base;
   Both.Lines.insert(Both.Lines.end(), Roots.Lines.begin(), Roots.Lines.end());
@@ -832,6 +838,19 @@ std::optional<llvm::StringRef> unchangedFile(llvm::StringRef Line) {
   if (!Now || Now->Size != Recorded.Size || Now->Modified != Recorded.Modified)
     return std::nullopt;
   return Path;
+}
+
+/// The macros that \p A and \p B set differently, or that one sets and the
+/// other does not.
+std::set<std::string> differingMacros(const MacroFlags &A, const MacroFlags &B) {
+  std::set<std::string> Out;
+  for (const auto &[Macro, Flag] : A)
+    if (auto It = B.find(Macro); It == B.end() || It->second != Flag)
+      Out.insert(Macro);
+  for (const auto &Set : B)
+    if (!A.count(Set.first))
+      Out.insert(Set.first);
+  return Out;
 }
 
 /// Whether \p Text has the identifier \p Name as a word: in code, a
@@ -1134,7 +1153,8 @@ SharedPlan PchCache::sharedPreamble(const std::vector<std::string> &Flags,
     std::string Probe = realPath(Directory) + "/" + Own + ".h";
     // Runs of a shorter preamble alone are kept for the run, keyed as the
     // decision is: units of a project share their roots.
-    auto ReadAlone = [&](const Preamble &First) -> std::optional<PreambleTokens> {
+    auto ReadAlone = [&](const Preamble &First, const std::vector<std::string> &AlsoRead,
+                         std::set<std::string> &Ignored) -> std::optional<PreambleTokens> {
       std::string RunKey = FlagsText + '\0' + textOf(First);
       std::vector<AloneRun> Known;
       {
@@ -1142,8 +1162,12 @@ SharedPlan PchCache::sharedPreamble(const std::vector<std::string> &Flags,
         Known = AloneRuns[RunKey];
       }
       for (const AloneRun &Run : Known)
-        if (Holds(Run.Tokens.Files, Run.Tokens.Dirs, Run.FlagDirs, Run.Defines))
-          return Run.Tokens;
+        if (Holds(Run.Tokens.Files, Run.Tokens.Dirs, Run.FlagDirs, Run.Defines)) {
+          Ignored = differingMacros(Run.Defines, Split.Macros);
+          if (unread(AlsoRead, Ignored) == Ignored)
+            return Run.Tokens;
+        }
+      Ignored.clear();
       std::optional<PreambleTokens> Tokens =
           preprocessPreamble(Flags, Probe, textOf(First), WorkingDir);
       if (Tokens) {
@@ -1192,16 +1216,9 @@ std::set<std::string> PchCache::unread(const std::vector<std::string> &Files,
 
 bool PchCache::macrosAlike(const std::vector<std::string> &Files, const MacroFlags &Had,
                            const MacroFlags &Has, bool HadKept) {
-  std::set<std::string> Differ;
-  for (const auto &[Macro, Flag] : Had)
-    if (auto It = Has.find(Macro); It == Has.end() || It->second != Flag) {
-      if (HadKept)
-        return false;
-      Differ.insert(Macro);
-    }
-  for (const auto &[Macro, Flag] : Has)
-    if (!Had.count(Macro))
-      Differ.insert(Macro);
+  std::set<std::string> Differ = differingMacros(Had, Has);
+  if (HadKept && llvm::any_of(Differ, [&](const std::string &Macro) { return Had.count(Macro); }))
+    return false;
   return Differ.empty() || unread(Files, Differ) == Differ;
 }
 

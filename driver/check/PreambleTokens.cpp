@@ -152,12 +152,11 @@ protected:
     for (auto &[File, Hashes] : Out.Entries)
       llvm::sort(Hashes);
 
-    std::vector<std::string> Definitions;
     for (const auto &[Name, State] : PP.macros()) {
       const clang::MacroInfo *Info = PP.getMacroInfo(Name);
       if (!Info)
         continue;
-      std::string Definition = Name->getName().str();
+      std::string Definition;
       if (Info->isFunctionLike()) {
         Definition += '(';
         for (const clang::IdentifierInfo *Param : Info->params())
@@ -166,10 +165,8 @@ protected:
       }
       for (const clang::Token &Body : Info->tokens())
         Definition += ' ' + PP.getSpelling(Body);
-      Definitions.push_back(std::move(Definition));
+      Out.Macros[Name->getName().str()] = hash64(Definition);
     }
-    llvm::sort(Definitions);
-    Out.Macros = hash64(llvm::join(Definitions, "\n"));
 
     compat::forEachSearchDir(PP.getHeaderSearchInfo(),
                              [&](llvm::StringRef Dir) { Out.Dirs.push_back(Names.real(Dir)); });
@@ -195,8 +192,16 @@ class QuietConsumer : public clang::DiagnosticConsumer {};
 
 } // namespace
 
-bool PreambleTokens::sameAs(const PreambleTokens &Other) const {
-  if (Macros != Other.Macros)
+bool PreambleTokens::sameAs(const PreambleTokens &Other,
+                            const std::set<std::string> &Ignored) const {
+  auto Kept = [&](const std::map<std::string, std::string> &All) {
+    std::map<std::string, std::string> Out;
+    for (const auto &[Name, Definition] : All)
+      if (!Ignored.count(Name))
+        Out.emplace(Name, Definition);
+    return Out;
+  };
+  if (Ignored.empty() ? Macros != Other.Macros : Kept(Macros) != Kept(Other.Macros))
     return false;
   std::vector<std::string> Moved, OtherMoved;
   auto Differs = [&](const PreambleTokens &A, const PreambleTokens &B,

@@ -24,8 +24,8 @@ struct PreambleTokens {
   /// entries gave the parser (its own and those its macros expand to, and its
   /// unknown pragmas), sorted; entries that gave none are left out.
   std::map<std::string, std::vector<std::string>> Entries;
-  /// The hash of every macro defined at the end, with its definition.
-  std::string Macros;
+  /// Every macro defined at the end, with the hash of its definition.
+  std::map<std::string, std::string> Macros;
   /// For each file, the files its #include lines named, entered or skipped,
   /// in order.
   std::map<std::string, std::vector<std::string>> Includes;
@@ -44,7 +44,9 @@ struct PreambleTokens {
   /// may differ by which of them holds each statement (the C library's
   /// `#ifndef __pid_t_defined` typedefs land in the first header to reach
   /// them), as long as together they hold the same ones.
-  bool sameAs(const PreambleTokens &Other) const;
+  /// The macros \p Ignored, which no file names (a command line's that
+  /// another run set otherwise), are left out.
+  bool sameAs(const PreambleTokens &Other, const std::set<std::string> &Ignored = {}) const;
 };
 
 /// Preprocesses \p Text as the C++ header \p Header (a path that need not
