@@ -1066,15 +1066,8 @@ PchCache::pchOf(const UnitFlags &Flags, const Preamble &Lead, const Built *Base,
   // One unit of a key at a time looks and builds, so that a variant another
   // thread is building is found rather than built again.
   std::lock_guard<std::mutex> Searching(searchLock(Prefix));
-  std::vector<std::string> Keys;
-  std::error_code EC;
-  for (llvm::sys::fs::directory_iterator It(Directory, EC), End; It != End && !EC;
-       It.increment(EC)) {
-    llvm::StringRef Name = llvm::sys::path::filename(It->path());
-    if (compat::startsWith(Name, Prefix + "-") && compat::endsWith(Name, ".deps") &&
-        !Name.contains(".tmp-") && Name.drop_back(5) != Own)
-      Keys.push_back(Name.drop_back(5).str());
-  }
+  std::vector<std::string> Keys = variants(Prefix, ".deps");
+  Keys.erase(std::remove(Keys.begin(), Keys.end(), Own), Keys.end());
   auto Use = [&](const std::string &Key, const Built &Pch) {
     std::lock_guard<std::mutex> Lock(Mutex);
     Used.insert(Key);
@@ -1137,17 +1130,11 @@ SharedPlan PchCache::sharedPreamble(const std::vector<std::string> &Flags,
   };
   return once(Shared, Own, [&] {
     std::lock_guard<std::mutex> Searching(searchLock(Prefix));
-    std::vector<std::string> Plans{Directory + "/" + Own + ".plan"};
-    std::error_code EC;
-    for (llvm::sys::fs::directory_iterator It(Directory, EC), End; It != End && !EC;
-         It.increment(EC)) {
-      llvm::StringRef Name = llvm::sys::path::filename(It->path());
-      if (compat::startsWith(Name, Prefix + "-") && compat::endsWith(Name, ".plan") &&
-          It->path() != Plans.front())
-        Plans.push_back(It->path());
-    }
-    for (const std::string &Path : Plans)
-      if (std::optional<SharedPlan> Known = readPlan(Path);
+    std::vector<std::string> Plans = variants(Prefix, ".plan");
+    Plans.erase(std::remove(Plans.begin(), Plans.end(), Own), Plans.end());
+    Plans.insert(Plans.begin(), Own);
+    for (const std::string &Key : Plans)
+      if (std::optional<SharedPlan> Known = readPlan(Directory + "/" + Key + ".plan");
           Known && Holds(Known->Files, Known->Dirs, Known->FlagDirs, Known->Defines))
         return *Known;
     std::string Probe = realPath(Directory) + "/" + Own + ".h";
@@ -1184,6 +1171,20 @@ SharedPlan PchCache::sharedPreamble(const std::vector<std::string> &Flags,
     writePlan(Directory + "/" + Own + ".plan", Decided);
     return Decided;
   });
+}
+
+std::vector<std::string> PchCache::variants(const std::string &Prefix,
+                                            llvm::StringRef Suffix) const {
+  std::vector<std::string> Keys;
+  std::error_code EC;
+  for (llvm::sys::fs::directory_iterator It(Directory, EC), End; It != End && !EC;
+       It.increment(EC)) {
+    llvm::StringRef Name = llvm::sys::path::filename(It->path());
+    if (compat::startsWith(Name, Prefix + "-") && compat::endsWith(Name, Suffix) &&
+        !Name.contains(".tmp-"))
+      Keys.push_back(Name.drop_back(Suffix.size()).str());
+  }
+  return Keys;
 }
 
 std::mutex &PchCache::searchLock(const std::string &Prefix) {

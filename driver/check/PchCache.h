@@ -200,6 +200,9 @@ private:
     MacroFlags Defines;
     PreambleTokens Tokens;
   };
+  /// The keys of the cache's variants of \p Prefix whose files end with
+  /// \p Suffix (`.deps` for PCHs, `.plan` for decisions).
+  std::vector<std::string> variants(const std::string &Prefix, llvm::StringRef Suffix) const;
   /// The lock of a cache key's variants (PCHs or decisions): one thread at
   /// a time looks for one that fits and builds its own.
   std::mutex &searchLock(const std::string &Prefix);
