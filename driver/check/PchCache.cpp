@@ -90,9 +90,10 @@ namespace torchalias::driver {
 // too, if it is one line without comments or literals, and the PCH's header
 // repeats it in its place. When the unit repeats it after reading the PCH,
 // it changes nothing if the PCH left that macro as the preamble set it (the
-// manifest records its state at the end); otherwise the unit has no PCH. Any
-// other directive (#if, #pragma other than once) or code of the project's
-// own ends the preamble.
+// manifest records its state at the end); otherwise the unit has no PCH.
+// Conditionals are read through: Note [A preamble's conditionals]. Any
+// other directive (#pragma other than once, #error) or code of the
+// project's own ends the preamble.
 // Project headers are never in a PCH: the traversal scope (Note [Traversal
 // scope] in Runner.cpp) walks their declarations, which would be hidden in a
 // PCH, and a header filter may ask for their findings; the checks report
@@ -103,6 +104,38 @@ namespace torchalias::driver {
 // libtorch so share one PCH; those headers, most of which libtorch includes
 // already, are parsed after it as usual. Units whose preambles differ
 // otherwise may still share one: Note [A shared PCH].
+
+// Note [A preamble's conditionals]
+// Units often reach their libraries through a conditional: a main file's
+// `#ifdef WITH_PYTHON` / `#include <Python.h>` / `#endif`, or a project header
+// of export macros (`#ifdef _WIN32` ... `#else` ... `#endif`) before its
+// libtorch includes. The preamble is read through them as the compiler
+// would: each #if, #ifdef, #ifndef and #elif is evaluated by preprocessing
+// it with the unit's flags after the preamble's #define and #undef lines so
+// far (once per run for each condition and flags), and only the branch taken
+// is read. Anything in a branch not taken (code, other directives, headers
+// of other platforms) is skipped, as the compiler skips it. The conditional
+// lines join the preamble, and the PCH's header repeats them, with the lines
+// of the branches taken, so the PCH takes its branches where the unit does.
+// This is transparent if three things hold:
+//   - The preamble's reading took each branch as the compiler does. It knew
+//     the macros of the command line, the compiler and the preamble's lines,
+//     but not those that its headers define, nor a project header's include
+//     guard. A condition that names a project header's guard, or reads where
+//     it is (`__has_include`, `__FILE__`, `__COUNTER__`, ...), ends the
+//     preamble; the PCH build records how its header's conditionals were
+//     taken (Branches), and a PCH that took one otherwise is not used.
+//   - The unit, reading its own lines after the PCH, takes the same branches
+//     again: every identifier a condition names is defined at the PCH's end as
+//     where the condition read it. The build records those that are not
+//     (Branches::Changed: `#ifndef X` / `#define X` / `#endif` is one), and
+//     such a unit has no PCH (condition-changed).
+//   - The macros a condition names are read by the preamble, so they stay in
+//     the flags a PCH is built with (Note [Macros no header reads]), and how
+//     each conditional was taken is part of the PCH's key.
+// A shared PCH (Note [A shared PCH]) holds the lines of the branches taken
+// without their conditionals; its decision also requires that the unit's
+// preamble takes each branch alike in both orders.
 
 // Note [A shared PCH]
 // Units of one project often lead with the same libraries through different
@@ -175,8 +208,9 @@ namespace torchalias::driver {
 namespace {
 
 /// The directives at the top of a file, as (name, rest of the line), up to
-/// the first token that is not part of a directive; and whether nothing but
-/// comments follows them.
+/// the first token that is not part of a directive outside a conditional;
+/// and whether nothing but comments follows them. Code inside a conditional
+/// is one line with an empty name: Note [A preamble's conditionals].
 struct LeadingDirectives {
   std::vector<std::pair<std::string, std::string>> Lines;
   std::vector<std::string> Raw; // each line after its name, comments kept
@@ -187,7 +221,8 @@ LeadingDirectives leadingDirectives(llvm::StringRef Source) {
   clang::LangOptions Lang;
   Lang.CPlusPlus = true;
   LeadingDirectives Out;
-  size_t Line = 0; // where the next directive may start
+  size_t Line = 0;  // where the next directive may start
+  unsigned Open = 0; // conditionals around it
   while (true) {
     // A raw lexer from the start of each line: comments and blank lines are
     // skipped, and nothing needs repositioning.
@@ -196,6 +231,21 @@ LeadingDirectives leadingDirectives(llvm::StringRef Source) {
     clang::Token Tok;
     Lex.LexFromRawLexer(Tok);
     Out.ReachesEnd = Tok.is(clang::tok::eof);
+    if (Open > 0 && !Out.ReachesEnd && !(Tok.is(clang::tok::hash) && Tok.isAtStartOfLine())) {
+      // Code in a conditional, which may be skipped: up to the next
+      // directive.
+      Out.Lines.emplace_back("", "");
+      Out.Raw.emplace_back();
+      const char *Next = Lex.getBufferLocation();
+      do {
+        Next = Lex.getBufferLocation();
+        Lex.LexFromRawLexer(Tok);
+      } while (!Tok.is(clang::tok::eof) && !(Tok.is(clang::tok::hash) && Tok.isAtStartOfLine()));
+      if (Tok.is(clang::tok::eof))
+        return Out;
+      Line = Next - Source.begin();
+      continue;
+    }
     if (!Tok.is(clang::tok::hash) || !Tok.isAtStartOfLine())
       return Out;
     Lex.LexFromRawLexer(Tok);
@@ -207,9 +257,16 @@ LeadingDirectives leadingDirectives(llvm::StringRef Source) {
     if (End == llvm::StringRef::npos)
       End = Source.size();
     llvm::StringRef Rest = Source.slice(Offset, End);
+    // A comment that goes on past the line would be read as lines.
+    if (Rest.contains("/*") && !Rest.rsplit("/*").second.contains("*/"))
+      return Out;
     Out.Raw.push_back(Rest.trim().str());
     Rest = Rest.split("//").first.split("/*").first.trim();
     Out.Lines.emplace_back(Name, Rest.str());
+    if (compat::startsWith(Name, "if"))
+      ++Open;
+    else if (Name == "endif" && Open > 0)
+      --Open;
     if (End == Source.size()) {
       Out.ReachesEnd = true;
       return Out;
@@ -426,33 +483,97 @@ bool isReincludable(const Preamble::Line &Include) {
 }
 
 /// A #define or #undef as the PCH's header repeats it, if it is one line with
-/// no comment or literal (which the directive's text would need to keep
-/// exactly).
+/// no comment (which the directive's text would need to keep exactly, and
+/// which a literal may look like) and no raw string.
 std::optional<Preamble::Line> macroLine(llvm::StringRef Name, llvm::StringRef Raw) {
-  if (Raw.contains("//") || Raw.contains("/*") || Raw.contains('"') || Raw.contains('\'') ||
+  if (Raw.contains("//") || Raw.contains("/*") || Raw.contains("R\"") ||
       compat::endsWith(Raw, "\\"))
     return std::nullopt;
   llvm::StringRef Macro = Raw.take_while([](char C) { return llvm::isAlnum(C) || C == '_'; });
   if (Macro.empty() || (Name == "undef" && Macro.size() != Raw.size()))
     return std::nullopt;
-  return Preamble::Line{("#" + Name + " " + Raw).str(), "", Macro.str()};
+  return Preamble::Line{("#" + Name + " " + Raw).str(), "", Macro.str(), Preamble::Kind::Macro};
 }
 
-bool isInclude(const Preamble::Line &Line) { return Line.Macro.empty(); }
+bool isInclude(const Preamble::Line &Line) { return Line.Is == Preamble::Kind::Include; }
+bool isMacro(const Preamble::Line &Line) { return Line.Is == Preamble::Kind::Macro; }
+bool isCondition(const Preamble::Line &Line) { return Line.Is == Preamble::Kind::Condition; }
+
+/// How a preamble's conditionals are to be taken, as Branches::Taken.
+std::string branchesOf(const Preamble &Lead) {
+  std::string Out;
+  for (const Preamble::Line &Line : Lead.Lines)
+    if (isCondition(Line) && Line.Branch)
+      Out += Line.Branch;
+  return Out;
+}
+
+/// What a preamble's keys hold of it: its lines, and how its conditionals
+/// are taken.
+std::string keyTextOf(const Preamble &Lead) {
+  std::string Text = "preamble";
+  for (const Preamble::Line &Line : Lead.Lines) {
+    Text += '\0' + Line.Text;
+    if (Line.Branch)
+      Text += Line.Branch;
+  }
+  return Text;
+}
+
+/// A file's conditionals, as collectPreamble reads them.
+struct Conditional {
+  bool Outer;  // the lines around it are read
+  bool Taken;  // one of its branches so far was
+  bool Active; // its current branch is read
+};
+
+/// Identifiers whose value depends on where the condition is read, or on
+/// the search paths from there: the PCH's header is elsewhere.
+bool readsPlace(llvm::StringRef Identifier) {
+  return llvm::is_contained({"__has_include", "__has_include_next", "__FILE__", "__LINE__",
+                             "__COUNTER__", "__INCLUDE_LEVEL__", "__BASE_FILE__",
+                             "__FILE_NAME__", "__TIMESTAMP__", "__DATE__", "__TIME__"},
+                            Identifier);
+}
 
 /// Appends to \p Out the library headers that the file \p Path includes
-/// before anything of its own. Returns whether it holds nothing else, so that
-/// its includer's next lines may join the preamble too.
+/// before anything of its own, with the conditionals they are in (Note [A
+/// preamble's conditionals]), evaluated by \p Evaluate; \p Guards holds the
+/// include guards of the project headers read so far. Returns whether it
+/// holds nothing else, so that its includer's next lines may join the
+/// preamble too.
 bool collectPreamble(llvm::StringRef Path, const SearchPaths &Paths, unsigned Depth,
-                     Preamble &Out) {
+                     EvaluateCondition Evaluate, std::set<std::string> &Guards, Preamble &Out) {
   auto Buffer = llvm::MemoryBuffer::getFile(Path);
   if (!Buffer)
     return false;
   LeadingDirectives Top = leadingDirectives((*Buffer)->getBuffer());
   const auto &Lines = Top.Lines;
   bool Guarded = false, Opened = false; // Opened: past the guard's place
+  std::vector<Conditional> Open;
+  // A condition that holds: none if the preamble must end before it.
+  auto Holds = [&](llvm::StringRef Name, llvm::StringRef Rest,
+                   std::vector<std::string> &Tested) -> std::optional<bool> {
+    if (Rest.empty() || compat::endsWith(Rest, "\\"))
+      return std::nullopt;
+    for (llvm::StringRef Identifier : conditionIdentifiers(Rest)) {
+      if (readsPlace(Identifier) || Guards.count(Identifier.str()))
+        return std::nullopt;
+      if (Identifier != "defined" && !llvm::is_contained(Tested, Identifier))
+        Tested.push_back(Identifier.str());
+    }
+    std::string Macros;
+    for (const Preamble::Line &Line : Out.Lines)
+      if (isMacro(Line))
+        Macros += Line.Text + "\n";
+    return Evaluate(Macros, ("#" + (Name == "elif" ? "if" : Name) + " " + Rest + "\n").str());
+  };
+  auto Condition = [&](llvm::StringRef Text, char Branch, std::vector<std::string> Tested) {
+    Out.Lines.push_back({Text.str(), "", "", Preamble::Kind::Condition, Branch, std::move(Tested)});
+  };
   for (size_t I = 0; I < Lines.size(); ++I) {
     const auto &[Name, Rest] = Lines[I];
+    bool Active = Open.empty() || Open.back().Active;
     if (Name == "pragma" && Rest == "once")
       continue;
     // A header's include guard (after `#pragma once` or not), and its end:
@@ -461,16 +582,62 @@ bool collectPreamble(llvm::StringRef Path, const SearchPaths &Paths, unsigned De
         Lines[I + 1].first == "define" &&
         (Lines[I + 1].second == Rest || compat::startsWith(Lines[I + 1].second, Rest + " "))) {
       Guarded = Opened = true;
+      Guards.insert(Rest);
       ++I;
       continue;
     }
     Opened = true;
-    if (Guarded && Name == "endif") {
+    if (Guarded && Open.empty() && Name == "endif") {
       if (I + 1 == Lines.size())
         return Top.ReachesEnd;
       Guarded = false;
       continue;
     }
+    // Conditionals: of those in a skipped branch, only their nesting counts.
+    if (Name == "if" || Name == "ifdef" || Name == "ifndef") {
+      if (!Active) {
+        Open.push_back({false, true, false});
+        continue;
+      }
+      std::vector<std::string> Tested;
+      std::optional<bool> Taken = Holds(Name, Rest, Tested);
+      if (!Taken)
+        return false;
+      Open.push_back({true, *Taken, *Taken});
+      Condition("#" + Name + " " + Rest, *Taken ? 'T' : 'F', std::move(Tested));
+      continue;
+    }
+    if (Name == "elif" || Name == "else" || Name == "endif") {
+      if (Open.empty())
+        return false;
+      Conditional &Innermost = Open.back();
+      if (!Innermost.Outer) {
+        if (Name == "endif")
+          Open.pop_back();
+        continue;
+      }
+      if (Name == "endif") {
+        Open.pop_back();
+        Condition("#endif", 0, {});
+      } else if (Name == "else") {
+        Innermost.Active = !Innermost.Taken;
+        Innermost.Taken = true;
+        Condition("#else", 0, {});
+      } else if (Innermost.Taken) {
+        Innermost.Active = false;
+        Condition("#elif " + Rest, 'N', {});
+      } else {
+        std::vector<std::string> Tested;
+        std::optional<bool> Taken = Holds(Name, Rest, Tested);
+        if (!Taken)
+          return false;
+        Innermost.Active = Innermost.Taken = *Taken;
+        Condition("#elif " + Rest, *Taken ? 'T' : 'F', std::move(Tested));
+      }
+      continue;
+    }
+    if (!Active)
+      continue;
     if (Name == "define" || Name == "undef") {
       std::optional<Preamble::Line> Macro = macroLine(Name, Top.Raw[I]);
       if (!Macro)
@@ -505,13 +672,13 @@ bool collectPreamble(llvm::StringRef Path, const SearchPaths &Paths, unsigned De
           Own = File;
       }
     if (Own) {
-      if (Depth >= 8 || !collectPreamble(*Own, Paths, Depth + 1, Out))
+      if (Depth >= 8 || !collectPreamble(*Own, Paths, Depth + 1, Evaluate, Guards, Out))
         return false;
       continue;
     }
     Out.Lines.push_back({("#include <" + Spelling + ">").str(), Library, ""});
   }
-  return Depth > 0 && !Guarded && Top.ReachesEnd;
+  return Depth > 0 && !Guarded && Open.empty() && Top.ReachesEnd;
 }
 
 struct FileStamp {
@@ -570,6 +737,13 @@ public:
     return std::make_unique<clang::MultiplexConsumer>(std::move(Consumers));
   }
 
+  bool BeginSourceFileAction(clang::CompilerInstance &CI) override {
+    if (!clang::GeneratePCHAction::BeginSourceFileAction(CI))
+      return false;
+    CI.getPreprocessor().addPPCallbacks(recordBranches(CI.getPreprocessor(), Conditions));
+    return true;
+  }
+
   void EndSourceFileAction() override {
     clang::CompilerInstance &CI = getCompilerInstance();
     std::string Text;
@@ -600,6 +774,10 @@ public:
                               : "elsewhere";
       OS << "macro " << Macro << ' ' << State << '\n';
     }
+    if (!Conditions.Taken.empty())
+      OS << "branches " << Conditions.Taken << '\n';
+    for (const std::string &Macro : Conditions.Changed)
+      OS << "changed " << Macro << '\n';
     std::error_code EC;
     llvm::raw_fd_ostream Out(ManifestPath, EC);
     if (!EC)
@@ -612,6 +790,7 @@ private:
   std::vector<std::string> FlagDirs;
   MacroFlags Defines;
   std::vector<std::string> Macros;
+  Branches Conditions;
 };
 
 class OneCommand : public clang::tooling::CompilationDatabase {
@@ -663,7 +842,8 @@ std::optional<SharedPreamble> reorderedPreamble(const std::vector<std::string> &
                                                 FirstRun ReadAlone) {
   std::optional<PreambleTokens> Unit =
       preprocessPreamble(Flags, Probe, textOf(Lead), WorkingDir);
-  if (!Unit)
+  // Its conditionals must be taken as the preamble's reading took them.
+  if (!Unit || Unit->Conditions.Taken != branchesOf(Lead))
     return std::nullopt;
   Files = Unit->Files;
   Dirs = Unit->Dirs;
@@ -692,11 +872,14 @@ std::optional<SharedPreamble> reorderedPreamble(const std::vector<std::string> &
     Reached.push_back(Closure(Header));
   // Its roots: the headers that are not standard and that no other header
   // of the preamble includes, in order, with its #define and #undef lines in
-  // their places, and each run of libtorch headers sorted.
+  // their places, out of the conditionals they are in, and each run of
+  // libtorch headers sorted.
   Preamble Roots;
   for (size_t I = 0, Include = 0; I < Lead.Lines.size(); ++I) {
     const Preamble::Line &Line = Lead.Lines[I];
-    if (!isInclude(Line)) {
+    if (isCondition(Line))
+      continue;
+    if (isMacro(Line)) {
       Roots.Lines.push_back(Line);
       continue;
     }
@@ -754,7 +937,8 @@ std::optional<SharedPreamble> reorderedPreamble(const std::vector<std::string> &
     for (const std::string &File : Reordered->Files)
       if (!llvm::is_contained(Files, File))
         Files.push_back(File);
-    return Reordered->sameAs(*Unit, Ignored);
+    return Reordered->Conditions.Taken == Unit->Conditions.Taken &&
+           Reordered->sameAs(*Unit, Ignored);
   };
   Preamble Both = Base;
   Both.Lines.insert(Both.Lines.end(), Roots.Lines.begin(), Roots.Lines.end());
@@ -885,7 +1069,8 @@ std::optional<SharedPlan> readPlan(const std::string &Path) {
       if (!Out.Shared)
         Out.Shared.emplace();
       (InBase ? Out.Shared->Base : Out.Shared->Roots)
-          .Lines.push_back({Text.str(), Include ? Name.str() : "", Include ? "" : Name.str()});
+          .Lines.push_back({Text.str(), Include ? Name.str() : "", Include ? "" : Name.str(),
+                            Include ? Preamble::Kind::Include : Preamble::Kind::Macro});
       continue;
     }
     if (InBase || !Line.consume_front("file "))
@@ -952,6 +1137,8 @@ llvm::StringRef pchMissName(PchMiss Miss) {
     return "unguarded-header";
   case PchMiss::MacroChanged:
     return "macro-changed";
+  case PchMiss::ConditionChanged:
+    return "condition-changed";
   case PchMiss::BuildFailed:
     return "build-failed";
   case PchMiss::SearchPaths:
@@ -962,9 +1149,10 @@ llvm::StringRef pchMissName(PchMiss Miss) {
   return "";
 }
 
-Preamble preambleOf(llvm::StringRef Path, const SearchPaths &Paths) {
+Preamble preambleOf(llvm::StringRef Path, const SearchPaths &Paths, EvaluateCondition Evaluate) {
   Preamble All;
-  collectPreamble(Path, Paths, 0, All);
+  std::set<std::string> Guards;
+  collectPreamble(Path, Paths, 0, Evaluate, Guards, All);
   // Each header once: a second include of a guarded header is skipped, and
   // the PCH is used only if each is guarded (PchCache::fits). The cut: after
   // the last libtorch header, else after the last header.
@@ -980,6 +1168,13 @@ Preamble preambleOf(llvm::StringRef Path, const SearchPaths &Paths) {
     Out.Lines.push_back(std::move(Line));
   }
   Out.Lines.resize(LastLibtorch ? LastLibtorch : LastInclude);
+  // The conditionals the cut leaves open are closed.
+  int Open = 0;
+  for (const Preamble::Line &Line : Out.Lines)
+    if (isCondition(Line))
+      Open += compat::startsWith(Line.Text, "#if") ? 1 : Line.Text == "#endif" ? -1 : 0;
+  for (; Open > 0; --Open)
+    Out.Lines.push_back({"#endif", "", "", Preamble::Kind::Condition});
   return Out;
 }
 
@@ -1004,7 +1199,21 @@ PchChoice PchCache::pchFor(const std::vector<std::string> &Args, llvm::StringRef
   if (PchMiss Miss = commandLineMiss(Flags); Miss != PchMiss::None)
     return {std::nullopt, Miss};
   SplitFlags Split = splitFlags(Flags, WorkingDir);
-  Preamble Lead = preambleOf(absoluteIn(WorkingDir, File), Split.Paths);
+  // Note [A preamble's conditionals]: each condition is preprocessed once
+  // per run with the unit's flags.
+  std::string Probe = realPath(Directory) + "/condition.h";
+  auto Evaluate = [&](const std::string &Macros, const std::string &If) {
+    std::string Key = WorkingDir.str() + '\0' + llvm::join(Flags, std::string(1, '\0')) +
+                      '\0' + Macros + If;
+    return once(Evaluated, hash64(Key), [&]() -> std::optional<bool> {
+      std::optional<PreambleTokens> Run =
+          preprocessPreamble(Flags, Probe, Macros + If + "#endif\n", WorkingDir);
+      if (!Run || Run->Conditions.Taken.size() != 1)
+        return std::nullopt;
+      return Run->Conditions.Taken == "T";
+    });
+  };
+  Preamble Lead = preambleOf(absoluteIn(WorkingDir, File), Split.Paths, Evaluate);
   if (Lead.Lines.empty())
     return {std::nullopt, PchMiss::NoPreamble};
   auto Found = [](const std::pair<std::optional<Built>, PchMiss> &Pch) {
@@ -1019,8 +1228,11 @@ PchChoice PchCache::pchFor(const std::vector<std::string> &Args, llvm::StringRef
     std::set<std::string> Names;
     for (const auto &Set : Split.Macros)
       Names.insert(Set.first);
-    for (const Preamble::Line &Line : Lead.Lines)
+    for (const Preamble::Line &Line : Lead.Lines) {
       Names.erase(Line.Macro);
+      for (const std::string &Tested : Line.Tested)
+        Names.erase(Tested);
+    }
     std::set<std::string> Unread = unread(Plan.Files, Names);
     Unit.Build = withoutMacros(Flags, Unread);
     for (const std::string &Macro : Unread)
@@ -1050,10 +1262,7 @@ PchCache::pchOf(const UnitFlags &Flags, const Preamble &Lead, const Built *Base,
     KeyText += '\0' + Flag;
   if (Base)
     KeyText += "\0base\0" + Base->Path;
-  KeyText += '\0';
-  KeyText += "preamble";
-  for (const Preamble::Line &Line : Lead.Lines)
-    KeyText += '\0' + Line.Text;
+  KeyText += '\0' + keyTextOf(Lead);
   std::string Prefix = hash64(KeyText);
   std::string DirsText;
   for (const std::string &Dir : flagDirs(Flags.Paths))
@@ -1111,9 +1320,7 @@ SharedPlan PchCache::sharedPreamble(const std::vector<std::string> &Flags,
   std::string FlagsText = clang::getClangFullVersion();
   for (const std::string &Flag : Split.Rest)
     FlagsText += '\0' + Flag;
-  std::string KeyText = FlagsText + '\0' + "preamble";
-  for (const Preamble::Line &Line : Lead.Lines)
-    KeyText += '\0' + Line.Text;
+  std::string KeyText = FlagsText + '\0' + keyTextOf(Lead);
   std::string Prefix = "shared-" + hash64(KeyText);
   std::vector<std::string> FlagDirs = flagDirs(Split.Paths);
   std::string VariantText = llvm::join(FlagDirs, std::string(1, '\0'));
@@ -1255,9 +1462,15 @@ PchMiss PchCache::fits(const Built &Pch, const Preamble &Lead, const SearchPaths
   // when the unit includes it again.
   // The macros it sets are as it left them: when the unit repeats its
   // #define and #undef lines, they change nothing.
+  // Its conditionals were taken as the preamble's reading took them, and
+  // the unit takes them so again: what they read is as the PCH leaves it.
+  if (Pch.Conditions.Taken != branchesOf(Lead) || !Pch.Conditions.Changed.empty())
+    return PchMiss::ConditionChanged;
   std::map<std::string, bool> Defined; // by the last line that names it
   for (const Preamble::Line &Line : Lead.Lines) {
-    if (!isInclude(Line)) {
+    if (isCondition(Line))
+      continue;
+    if (isMacro(Line)) {
       Defined[Line.Macro] = compat::startsWith(Line.Text, "#define");
       continue;
     }
@@ -1287,7 +1500,7 @@ std::optional<PchCache::Built> PchCache::readManifest(const std::string &Pch,
   auto Buffer = llvm::MemoryBuffer::getFile(Manifest);
   if (!Buffer || !llvm::sys::fs::exists(Pch))
     return std::nullopt;
-  Built Out{Pch, {}, {}, {}, {}, {}, {}};
+  Built Out{Pch, {}, {}, {}, {}, {}, {}, {}};
   llvm::SmallVector<llvm::StringRef> Lines;
   (*Buffer)->getBuffer().split(Lines, '\n', -1, /*KeepEmpty=*/false);
   for (llvm::StringRef Line : Lines) {
@@ -1300,6 +1513,14 @@ std::optional<PchCache::Built> PchCache::readManifest(const std::string &Pch,
     if (Line.consume_front("macro ")) {
       auto [Macro, State] = Line.split(' ');
       Out.Macros[Macro.str()] = State.str();
+      continue;
+    }
+    if (Line.consume_front("branches ")) {
+      Out.Conditions.Taken = Line.str();
+      continue;
+    }
+    if (Line.consume_front("changed ")) {
+      Out.Conditions.Changed.insert(Line.str());
       continue;
     }
     bool IsBase = Line.consume_front("base ");
@@ -1395,7 +1616,7 @@ std::optional<PchCache::Built> PchCache::build(const std::string &Key, const Bui
     }
   } MakeAction;
   for (const Preamble::Line &Line : Input.Lead.Lines)
-    if (!isInclude(Line) && !llvm::is_contained(MakeAction.Macros, Line.Macro))
+    if (isMacro(Line) && !llvm::is_contained(MakeAction.Macros, Line.Macro))
       MakeAction.Macros.push_back(Line.Macro);
   MakeAction.ManifestPath = std::string(TemporaryManifest);
   MakeAction.Header = Header;

@@ -9,6 +9,7 @@
 
 #include "PreambleTokens.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -45,6 +46,7 @@ enum class PchMiss {
   NoPreamble,       // code or a directive of its own (#if) before any library header
   Unguarded,        // a header of its preamble has no include guard
   MacroChanged,     // a header of its preamble changes a macro the preamble set
+  ConditionChanged, // its preamble's header or line changes a macro its #if reads
   BuildFailed,      // its flags do not compile its preamble
   SearchPaths,      // its search paths would find a header of the PCH elsewhere
   CompileError,     // it has compiler errors: re-run without the PCH
@@ -56,10 +58,16 @@ llvm::StringRef pchMissName(PchMiss Miss);
 /// compiler meets them, with the macros defined and undefined among them.
 /// See Note [A unit's preamble].
 struct Preamble {
+  enum class Kind { Include, Macro, Condition };
   struct Line {
-    std::string Text;   // `#include <torch/torch.h>`, `#define NAME 1`, `#undef NAME`
+    std::string Text;   // `#include <torch/torch.h>`, `#define NAME 1`, `#ifdef NAME`, ...
     std::string Header; // an include's: a real path, or "/<spelling>" if builtin
     std::string Macro;  // a #define's or #undef's name
+    Kind Is = Kind::Include;
+    /// A conditional's: for #if, #ifdef, #ifndef and #elif, as
+    /// Branches::Taken has it ('T', 'F' or 'N'); 0 for #else and #endif.
+    char Branch = 0;
+    std::vector<std::string> Tested; // the identifiers its condition names
   };
   std::vector<Line> Lines;
 };
@@ -116,6 +124,8 @@ private:
     std::map<std::string, std::string> Macros;
     /// The -D and -U flags it was built with.
     MacroFlags Defines;
+    /// How it took its header's conditionals.
+    Branches Conditions;
   };
   /// A unit's flags, as a PCH of its sees them: Note [Macros no header
   /// reads].
@@ -211,14 +221,23 @@ private:
   std::mutex MentionsMutex;
   std::map<std::string, std::map<std::string, bool>> Mentions;
   std::map<std::string, std::vector<AloneRun>> AloneRuns;
+  /// Note [A preamble's conditionals]: whether each condition holds, by the
+  /// unit's flags and the #define and #undef lines before it.
+  std::map<std::string, std::shared_future<std::optional<bool>>> Evaluated;
   std::set<std::string> BuiltKeys, Used;
 };
+
+/// Whether a conditional's directive (`#ifdef NAME`, `#if EXPR`, ...) holds
+/// after the #define and #undef lines \p Macros, with a unit's flags; none if
+/// it does not preprocess.
+using EvaluateCondition =
+    llvm::function_ref<std::optional<bool>(const std::string &Macros, const std::string &If)>;
 
 /// The preamble of the file \p Path, whose search paths are \p Paths: the
 /// part of it that a PCH holds, cut after its last libtorch header, with
 /// repeated headers once. Empty if the file begins with code or a directive
 /// of its own. See Note [A unit's preamble].
-Preamble preambleOf(llvm::StringRef Path, const SearchPaths &Paths);
+Preamble preambleOf(llvm::StringRef Path, const SearchPaths &Paths, EvaluateCondition Evaluate);
 
 } // namespace torchalias::driver
 

@@ -111,6 +111,7 @@ protected:
     const clang::SourceManager &SM = PP.getSourceManager();
     FileNames Names(SM);
     PP.addPPCallbacks(std::make_unique<IncludeGraph>(SM, Names, Out.Includes));
+    PP.addPPCallbacks(recordBranches(PP, Out.Conditions));
     TokenText Text;
     PP.AddPragmaHandler(new KeepPragma(Text));
     PP.EnterMainSourceFile();
@@ -186,11 +187,93 @@ private:
   std::string Header;
 };
 
+} // namespace
+
+std::vector<llvm::StringRef> conditionIdentifiers(llvm::StringRef Text) {
+  auto InWord = [](char C) { return llvm::isAlnum(C) || C == '_'; };
+  std::vector<llvm::StringRef> Out;
+  for (size_t I = 0; I < Text.size();) {
+    if (!InWord(Text[I])) {
+      ++I;
+      continue;
+    }
+    size_t End = I;
+    while (End < Text.size() && (InWord(Text[End]) || (llvm::isDigit(Text[I]) && Text[End] == '.')))
+      ++End;
+    if (!llvm::isDigit(Text[I]))
+      Out.push_back(Text.slice(I, End));
+    I = End;
+  }
+  return Out;
+}
+
+namespace {
+
+class RecordBranches : public clang::PPCallbacks {
+public:
+  RecordBranches(const clang::Preprocessor &PP, Branches &Out) : PP(PP), Out(Out) {}
+
+  void If(clang::SourceLocation Loc, clang::SourceRange Condition,
+          ConditionValueKind Value) override {
+    if (!inMainFile(Loc))
+      return;
+    Out.Taken += Value == CVK_True ? 'T' : Value == CVK_False ? 'F' : 'N';
+    if (Value == CVK_NotEvaluated)
+      return;
+    llvm::StringRef Text = clang::Lexer::getSourceText(
+        clang::CharSourceRange::getTokenRange(Condition), PP.getSourceManager(),
+        PP.getLangOpts());
+    for (llvm::StringRef Name : conditionIdentifiers(Text))
+      read(PP.getIdentifierInfo(Name));
+  }
+  void Elif(clang::SourceLocation Loc, clang::SourceRange Condition, ConditionValueKind Value,
+            clang::SourceLocation) override {
+    If(Loc, Condition, Value);
+  }
+  void Ifdef(clang::SourceLocation Loc, const clang::Token &Name,
+             const clang::MacroDefinition &Definition) override {
+    if (!inMainFile(Loc))
+      return;
+    Out.Taken += Definition ? 'T' : 'F';
+    read(Name.getIdentifierInfo());
+  }
+  void Ifndef(clang::SourceLocation Loc, const clang::Token &Name,
+              const clang::MacroDefinition &Definition) override {
+    if (!inMainFile(Loc))
+      return;
+    Out.Taken += Definition ? 'F' : 'T';
+    read(Name.getIdentifierInfo());
+  }
+  void EndOfMainFile() override {
+    for (const auto &[Name, Then] : Read)
+      if (PP.getMacroInfo(Name) != Then)
+        Out.Changed.insert(Name->getName().str());
+  }
+
+private:
+  bool inMainFile(clang::SourceLocation Loc) const {
+    return PP.getSourceManager().isWrittenInMainFile(Loc);
+  }
+  void read(clang::IdentifierInfo *Name) {
+    if (Name)
+      Read.emplace_back(Name, PP.getMacroInfo(Name));
+  }
+
+  const clang::Preprocessor &PP;
+  Branches &Out;
+  std::vector<std::pair<clang::IdentifierInfo *, const clang::MacroInfo *>> Read;
+};
+
 /// Swallows the diagnostics: a preamble that does not preprocess only means
 /// that it is not reordered.
 class QuietConsumer : public clang::DiagnosticConsumer {};
 
 } // namespace
+
+std::unique_ptr<clang::PPCallbacks> recordBranches(const clang::Preprocessor &PP,
+                                                   Branches &Out) {
+  return std::make_unique<RecordBranches>(PP, Out);
+}
 
 bool PreambleTokens::sameAs(const PreambleTokens &Other,
                             const std::set<std::string> &Ignored) const {

@@ -11,12 +11,37 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
+namespace clang {
+class PPCallbacks;
+class Preprocessor;
+} // namespace clang
+
 namespace torchalias::driver {
+
+/// How the preprocessor took the conditionals of a main file: Note [A
+/// preamble's conditionals] in PchCache.cpp.
+struct Branches {
+  /// For each #if, #ifdef, #ifndef and #elif, in order: 'T' (its condition
+  /// held), 'F' (it did not) or 'N' (not evaluated: an earlier branch was
+  /// taken).
+  std::string Taken;
+  /// The identifiers their conditions name that are defined otherwise at the
+  /// end of the main file than where the condition read them.
+  std::set<std::string> Changed;
+};
+
+/// The identifiers that a condition's text names (`defined` among them),
+/// numbers aside.
+std::vector<llvm::StringRef> conditionIdentifiers(llvm::StringRef Text);
+
+/// Callbacks that fill \p Out as \p PP preprocesses its main file.
+std::unique_ptr<clang::PPCallbacks> recordBranches(const clang::Preprocessor &PP, Branches &Out);
 
 /// What the preprocessor makes of a header, file by file.
 struct PreambleTokens {
@@ -38,6 +63,8 @@ struct PreambleTokens {
   std::vector<std::string> Dirs;
   /// The files that an #include at the end would skip as already included.
   std::set<std::string> Skipped;
+  /// The conditionals of the header itself.
+  Branches Conditions;
 
   /// Whether the parser sees the same tokens from each file, and the same
   /// macros at the end; except that the system headers whose tokens differ

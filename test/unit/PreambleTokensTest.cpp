@@ -3,7 +3,9 @@
 // The facts that Note [A shared PCH] (driver/check/PchCache.cpp) decides on:
 // which headers an #include after the preamble would skip, which lets the
 // decision reuse a run of the roots alone, and the search directories that
-// let it reuse a decision taken with other include directories.
+// let it reuse a decision taken with other include directories; and how
+// the header's own conditionals were taken (Note [A preamble's
+// conditionals]).
 //
 //===----------------------------------------------------------------------===//
 
@@ -90,6 +92,36 @@ TEST_F(PreambleTokensTest, SameTokensInAnotherOrderAreTheSame) {
   std::optional<PreambleTokens> After = preprocess("#include <reads.h>\n#include <feature.h>\n");
   ASSERT_TRUE(Before && After);
   EXPECT_FALSE(Before->sameAs(*After));
+}
+
+TEST_F(PreambleTokensTest, BranchesAreTheHeadersOwnConditionalsAsTaken) {
+  write("defines.h", "#pragma once\n#define FROM_HEADER 1\n#if 1\n#endif\n");
+  std::optional<PreambleTokens> Out =
+      preprocess("#include <defines.h>\n"
+                 "#ifdef FROM_HEADER\n#endif\n"             // T
+                 "#if defined(_WIN32)\n#elif __linux__\n" // F, T
+                 "#elif 1\n#else\n#endif\n"                // N: not evaluated
+                 "#ifndef __linux__\n#if 1\n#endif\n#endif\n" // F; the nested one is skipped
+                 "#if VALUE > 1\n#endif\n");              // F: VALUE is not a macro yet
+  ASSERT_TRUE(Out);
+  EXPECT_EQ(Out->Conditions.Taken, "TFTNFF");
+  EXPECT_TRUE(Out->Conditions.Changed.empty());
+}
+
+TEST_F(PreambleTokensTest, ChangedHoldsWhatAConditionReadAndTheEndDefinesOtherwise) {
+  std::optional<PreambleTokens> Out =
+      preprocess("#define KEPT 1\n#define REDEFINED 1\n"
+                 "#ifndef GUARD_IDIOM\n#define GUARD_IDIOM\n#endif\n"
+                 "#if KEPT && REDEFINED && !defined(LATER)\n#endif\n"
+                 "#undef REDEFINED\n#define REDEFINED 2\n#define LATER\n#define UNREAD\n");
+  ASSERT_TRUE(Out);
+  EXPECT_EQ(Out->Conditions.Taken, "TT");
+  EXPECT_EQ(Out->Conditions.Changed, (std::set<std::string>{"GUARD_IDIOM", "LATER", "REDEFINED"}));
+}
+
+TEST(ConditionIdentifiersTest, NamesWithoutNumbers) {
+  std::vector<llvm::StringRef> Names = conditionIdentifiers("defined(A_1) && B >= 0x1F && 1.5e3");
+  EXPECT_EQ(Names, (std::vector<llvm::StringRef>{"defined", "A_1", "B"}));
 }
 
 } // namespace
