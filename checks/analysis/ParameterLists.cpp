@@ -34,15 +34,46 @@ static bool isStraightLineBody(const Stmt *S, bool AllowRangeLoops);
 // weight-decay groups split by name) adds a part we do not know, so the list
 // is unknown. Any other mutation (erase, resize, a conditional push_back of
 // the loop variable) makes the list unknown too.
+// Note [Lists that accumulate by assignment]
+// `params = params + b->parameters();` (a `+` of the translation unit that
+// concatenates, Note [Lists returned by functions]) appends as an `insert`
+// does: an assignment whose right-hand side reads the variable itself is
+// applied in its place among the mutations, with the variable standing for
+// its value so far. In a range-for over module handles it is unrolled as a
+// mutation is (Note [Lists built over a range of modules]), which is right
+// because it accumulates; a list assigned anything else stays unknown.
+static bool readsVariable(const Stmt *S, const VarDecl *Var) {
+  if (!S)
+    return false;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(S); Ref && Ref->getDecl() == Var)
+    return true;
+  return llvm::any_of(S->children(), [&](const Stmt *Child) { return readsVariable(Child, Var); });
+}
+
 std::optional<std::vector<ParameterEntry>>
 ParameterListBuilder::localList(const VarDecl *Var) {
-  if (isa<ParmVarDecl>(Var) || !Var->getParentFunctionOrMethod())
+  if (auto Current = Sharing.CurrentLists.find(Var); Current != Sharing.CurrentLists.end())
+    return Current->second;
+  // A helper's list parameter stands for the list the call passes, then
+  // takes the helper's own mutations.
+  const Expr *Bound = Sharing.BoundRanges.lookup(Var);
+  if ((isa<ParmVarDecl>(Var) && !Bound) || !Var->getParentFunctionOrMethod())
     return std::nullopt;
   const FunctionIndex &Index = Sharing.indexOf(Var);
-  if (Index.Reassigned.count(Var) || Index.RangeInits.count(Var))
+  const auto &Assignments = Index.Assignments.lookup(Var);
+  bool Accumulates = llvm::all_of(Assignments, [&](const CXXOperatorCallExpr *Assign) {
+    return Assign->getNumArgs() == 2 && readsVariable(Assign->getArg(1), Var);
+  });
+  if ((Index.Reassigned.count(Var) && (Assignments.empty() || !Accumulates)) ||
+      Index.RangeInits.count(Var))
     return std::nullopt;
   std::vector<ParameterEntry> List;
-  if (const Expr *Init = Var->getInit()) {
+  if (Bound) {
+    std::optional<std::vector<ParameterEntry>> Passed = parameterList(Bound);
+    if (!Passed)
+      return std::nullopt;
+    List = std::move(*Passed);
+  } else if (const Expr *Init = Var->getInit()) {
     const auto *Construct = dyn_cast<CXXConstructExpr>(Init->IgnoreImplicit());
     if (!Construct || Construct->getNumArgs() != 0) {
       std::optional<std::vector<ParameterEntry>> Initial = parameterList(Init);
@@ -51,9 +82,17 @@ ParameterListBuilder::localList(const VarDecl *Var) {
       List = std::move(*Initial);
     }
   }
-  for (const CallExpr *Call : Index.Calls.lookup(Var)) {
-    if (!isContainerMutation(Call))
-      continue;
+  // The mutations and accumulating assignments, in source order.
+  std::vector<const CallExpr *> Edits;
+  for (const CallExpr *Call : Index.Calls.lookup(Var))
+    if (isContainerMutation(Call))
+      Edits.push_back(Call);
+  Edits.insert(Edits.end(), Assignments.begin(), Assignments.end());
+  const SourceManager &SM = Sharing.AST.getSourceManager();
+  llvm::stable_sort(Edits, [&](const CallExpr *A, const CallExpr *B) {
+    return SM.isBeforeInTranslationUnit(A->getBeginLoc(), B->getBeginLoc());
+  });
+  for (const CallExpr *Call : Edits) {
     // Unroll the loops around the mutation; those already unrolled by an
     // enclosing evaluation stay as they are.
     llvm::SmallVector<const VarDecl *, 2> Unrolled;
@@ -64,6 +103,16 @@ ParameterListBuilder::localList(const VarDecl *Var) {
       for (const VarDecl *Loop : Unrolled)
         Sharing.UnrolledLoops.erase(Loop);
     });
+    if (const auto *Assign = dyn_cast<CXXOperatorCallExpr>(Call);
+        Assign && Assign->isAssignmentOp()) {
+      Sharing.CurrentLists[Var] = List;
+      std::optional<std::vector<ParameterEntry>> Value = parameterList(Assign->getArg(1));
+      Sharing.CurrentLists.erase(Var);
+      if (!Value)
+        return std::nullopt;
+      List = std::move(*Value);
+      continue;
+    }
     if (!applyListMutation(Call, List))
       return std::nullopt;
   }
@@ -437,8 +486,12 @@ ParameterListBuilder::parameterList(const Expr *E) {
   }
   if (const auto *List = dyn_cast<CXXStdInitializerListExpr>(E))
     return parameterList(List->getSubExpr());
+  // A function of the translation unit, or a `+` (or other operator) that
+  // is one.
   if (const auto *Call = dyn_cast<CallExpr>(E);
-      Call && !isa<CXXMemberCallExpr, CXXOperatorCallExpr>(Call))
+      Call && !isa<CXXMemberCallExpr>(Call) &&
+      (!isa<CXXOperatorCallExpr>(Call) ||
+       (Call->getDirectCallee() && !isa<CXXMethodDecl>(Call->getDirectCallee()))))
     return returnedList(Call);
   if (const auto *Init = dyn_cast<InitListExpr>(E)) {
     std::vector<ParameterEntry> Result;

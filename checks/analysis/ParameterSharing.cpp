@@ -318,9 +318,10 @@ void ParameterSharingAnalysis::collectIndex(const Stmt *S,
   } else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S);
              Op && Op->getNumArgs() > 0) {
     if (const VarDecl *Var = VarOf(Op->getArg(0))) {
-      if (Op->isAssignmentOp())
+      if (Op->isAssignmentOp()) {
         Index.Reassigned.insert(Var);
-      else
+        Index.Assignments[Var].push_back(Op);
+      } else
         Index.Calls[Var].push_back(Op);
     }
   } else if (const auto *Binary = dyn_cast<BinaryOperator>(S);

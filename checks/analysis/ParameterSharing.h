@@ -264,6 +264,8 @@ private:
   struct FunctionIndex {
     llvm::DenseMap<const VarDecl *, std::vector<const CallExpr *>> Calls;
     llvm::DenseSet<const VarDecl *> Reassigned;
+    /// The assignments (`operator=`) of each variable, in order.
+    llvm::DenseMap<const VarDecl *, std::vector<const CXXOperatorCallExpr *>> Assignments;
     llvm::DenseMap<const VarDecl *, const Expr *> RangeInits;
     llvm::DenseMap<const VarDecl *, const CXXForRangeStmt *> RangeLoops;
     llvm::DenseMap<const CallExpr *, CallPlace> Places;
@@ -287,9 +289,13 @@ private:
   llvm::DenseSet<const VarDecl *> Editing;
   /// Module parameters of a helper bound to the modules a call passes.
   llvm::DenseMap<const VarDecl *, std::shared_ptr<const ModuleValue>> Bound;
-  /// Container parameters of a helper bound to the range of module handles
-  /// a call passes (Note [Lists built over a range of modules]).
+  /// Container parameters of a helper bound to the range of module handles,
+  /// or the parameter list, a call passes (Note [Lists built over a range of
+  /// modules], Note [Lists returned by functions]).
   llvm::DenseMap<const VarDecl *, const Expr *> BoundRanges;
+  /// Lists whose accumulating assignment is being applied, with their value
+  /// before it (Note [Lists that accumulate by assignment]).
+  llvm::DenseMap<const VarDecl *, std::vector<ParameterEntry>> CurrentLists;
   /// Variables of the loops over module handles that the list mutation
   /// being applied runs once per iteration of, and the modules of their
   /// ranges.

@@ -219,6 +219,39 @@ bool isReparametrisation(const CXXOperatorCallExpr *Assign,
   return ReadsRegistered(Value);
 }
 
+// Note [Ties by assignment]
+// `head->weight = embed->weight;` ties an output projection to an embedding
+// the C++ way. It does not re-register anything: head's parameters() still
+// lists the tensor its constructor registered. But the tensor head now
+// computes with is one that embed registers, so an optimizer over the
+// model's parameters (or over both modules' lists) steps it once, with the
+// gradient of both uses, and the stale tensor head registered gets no
+// gradient and is skipped: the tie is dead weight, not a wrong update. As
+// with a reparametrisation, the assignment is quiet when its right-hand side
+// is another module's registered tensor, or a view of one (`->weight.t()`),
+// through calls that return their argument's handle. What remains reported
+// is a member bound to a tensor that no module registers.
+bool tiesToRegistered(const CXXOperatorCallExpr *Assign, AliasAnalysisContext &Aliases,
+                      ParameterSharingAnalysis &Sharing) {
+  const Expr *Value = skipHandleCopies(Assign->getArg(1));
+  while (const auto *Call = dyn_cast_or_null<CallExpr>(Value)) {
+    const Expr *Next = Aliases.returnedArgument(Call);
+    if (!Next)
+      if (std::optional<TensorCall> Tensor = resolveTensorCall(Call, Aliases.table());
+          Tensor && Tensor->Effect.View != ViewKind::None && !Tensor->Effect.writes())
+        Next = Tensor->aliasedArgument();
+    if (!Next)
+      return false;
+    Value = skipHandleCopies(Next);
+  }
+  const auto *Read = dyn_cast_or_null<MemberExpr>(Value);
+  if (!Read || isSameExpression(Read, Assign->getArg(0), Sharing.ast()))
+    return false;
+  const auto *Field = dyn_cast<FieldDecl>(Read->getMemberDecl());
+  const auto *Owner = Field ? dyn_cast<CXXRecordDecl>(Field->getParent()) : nullptr;
+  return Owner && isTensorType(Field->getType()) && isRegisteredMember(Field, Owner, Sharing);
+}
+
 std::optional<ListSink> listSinkOf(const ast_matchers::BoundNodes &Nodes) {
   if (const auto *Construct = Nodes.getNodeAs<CXXConstructExpr>(OptimizerId)) {
     const CXXRecordDecl *Optimizer = Construct->getConstructor()->getParent();
@@ -460,6 +493,7 @@ memberRebinding(const CXXOperatorCallExpr *Assign, const FunctionDecl *Function,
       Rhs->getMethodDecl()->getName() == "register_parameter")
     return std::nullopt;
   if (assignsHeldTensor(Assign, Aliases, Sharing.ast()) ||
+      tiesToRegistered(Assign, Aliases, Sharing) ||
       isReparametrisation(Assign, Function, Field, Sharing, Aliases.table()))
     return std::nullopt;
   std::string Registered;

@@ -167,4 +167,34 @@ TEST(ParameterListFacts, RecursiveParametersInAModulesLoopRepeat) {
   EXPECT_EQ(own.size(), root->parameters().size());
 }
 
+// Note [Ties by assignment]: `head->weight = embed->weight` does not
+// register the embedding's tensor with the head; the head's list keeps the
+// tensor its constructor registered, which then gets no gradient, and SGD
+// skips it. The tied tensor is stepped once, with both uses' gradient.
+TEST(ParameterListFacts, TieByAssignmentStepsTheTiedTensorOnce) {
+  torch::nn::Embedding embed(5, 3);
+  torch::nn::Linear head(torch::nn::LinearOptions(3, 5).bias(false));
+  at::Tensor stale = head->weight;
+  head->weight = embed->weight;
+  std::vector<at::Tensor> params = embed->parameters();
+  for (const auto &p : head->parameters())
+    params.push_back(p);
+  EXPECT_EQ(occurrences(params, embed->weight), 1u);
+  EXPECT_EQ(occurrences(params, stale), 1u);
+
+  torch::optim::SGD opt(params, torch::optim::SGDOptions(1.0));
+  opt.zero_grad();
+  at::Tensor logits = head(embed(torch::tensor({0, 1, 2})));
+  logits.sum().backward();
+  EXPECT_FALSE(stale.grad().defined());
+  at::Tensor before_tied = embed->weight.detach().clone();
+  at::Tensor before_stale = stale.detach().clone();
+  at::Tensor expected = before_tied - embed->weight.grad();
+  opt.step();
+  EXPECT_TRUE(torch::allclose(embed->weight.detach(), expected));
+  EXPECT_TRUE(torch::equal(stale.detach(), before_stale));
+  EXPECT_FALSE(torch::equal(embed->weight.detach(), before_tied));
+}
+
 } // namespace
+

@@ -149,8 +149,13 @@ void NegativeLoopOverDistinctParts() {
   torch::optim::SGD opt(params, torch::optim::SGDOptions(0.1));
 }
 
-void PositiveMemberAssignment(torch::nn::Linear &lin, torch::nn::Embedding &emb) {
+// Note [Ties by assignment]: tying to another module's registered tensor.
+void NegativeTieByAssignment(torch::nn::Linear &lin, torch::nn::Embedding &emb) {
   lin->weight = emb->weight;
+}
+
+void PositiveMemberAssignment(torch::nn::Linear &lin, torch::nn::Embedding &emb) {
+  lin->weight = emb->weight.clone();
   // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: assigning 'weight' does not re-register it
 }
 
@@ -182,7 +187,7 @@ void NegativeLoadCheckpoint(torch::nn::Linear &lin, torch::nn::Embedding &emb,
 
 void PositiveAssignOtherModulesWeight(torch::nn::Linear &lin,
                                       torch::nn::Linear &other) {
-  lin->weight = other->weight.t();
+  lin->weight = other->weight.t().contiguous().mul(2);
   // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: assigning 'weight' does not re-register it: 'LinearImpl' computes with the new tensor, but parameters(), to() and serialization still see the one registered as 'weight'
 }
 
@@ -243,6 +248,29 @@ void PositiveOverlappingGroups(EncoderHead &model) {
                       std::make_unique<torch::optim::AdamOptions>(1e-4));
   torch::optim::Adam opt(groups, torch::optim::AdamOptions(1e-3));
   // CHECK-MESSAGES: :[[@LINE-1]]:22: warning: 'Adam' is built from a list that holds parameter 'encoder.weight' twice (also as 'weight'); each step() updates it twice; de-duplicate the list (torchalias::unique_parameters) or add the module's parameters once
+}
+
+// Note [Lists that accumulate by assignment]: `params = params + more`, with
+// a `+` of the translation unit.
+static std::vector<torch::Tensor> operator+(std::vector<torch::Tensor> a,
+                                            const std::vector<torch::Tensor> &b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+void PositiveAccumulatedByPlus(EncoderHead &model) {
+  std::vector<torch::Tensor> params = model->parameters();
+  for (auto *m : {model->encoder.get(), model->head.get()})
+    params = params + m->parameters();
+  torch::optim::SGD opt(params, torch::optim::SGDOptions(0.1));
+  // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'SGD' is built from a list that holds parameter 'encoder.weight' twice (also as 'weight'); each step() updates it twice
+}
+
+void NegativeAccumulatedDisjoint(EncoderHead &model) {
+  std::vector<torch::Tensor> params;
+  for (auto *m : {model->encoder.get(), model->head.get()})
+    params = params + m->parameters();
+  torch::optim::SGD opt(params, torch::optim::SGDOptions(0.1));
 }
 
 void NegativeSiblingGroups(EncoderHead &model) {

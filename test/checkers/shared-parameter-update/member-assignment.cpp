@@ -2,8 +2,8 @@
 
 #include <torch/torch.h>
 
-void PositiveLibraryMember(torch::nn::Linear &lin, torch::nn::Embedding &emb) {
-  lin->weight = emb->weight;
+void PositiveLibraryMember(torch::nn::Linear &lin, const torch::Tensor &w) {
+  lin->weight = w * 2;
   // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: assigning 'weight' does not re-register it: 'LinearImpl' computes with the new tensor, but parameters(), to() and serialization still see the one registered as 'weight' [libtorch-shared-parameter-update]
 }
 
@@ -16,6 +16,17 @@ struct ScaleImpl : torch::nn::Module {
 void PositiveUserMember(ScaleImpl &m, const torch::Tensor &s) {
   m.scale = s;
   // CHECK-MESSAGES: :[[@LINE-1]]:11: warning: assigning 'scale' does not re-register it: 'ScaleImpl' computes with the new tensor, but parameters(), to() and serialization still see the one registered as 'scale'
+}
+
+// Note [Ties by assignment]: a tie to another module's registered tensor, or
+// a view of one, directly or through a call that returns its argument. The
+// optimizer steps the tied tensor through the other module; the stale one
+// gets no gradient.
+void NegativeTieToRegistered(torch::nn::Linear &lin, torch::nn::Embedding &emb,
+                             torch::nn::Linear &other, ScaleImpl &m) {
+  lin->weight = emb->weight;
+  lin->weight = other->weight.t();
+  other->bias = m.scale;
 }
 
 // Members that are not registered parameters, and the constructor binding
@@ -56,8 +67,9 @@ void NegativeAssignHelper(torch::nn::Linear &lin, ScaleImpl &m,
 
 void PositiveAssignOtherTensor(torch::nn::Linear &lin, torch::nn::Embedding &emb,
                                const torch::Tensor &w) {
-  lin->weight = assign(emb->weight, w);
+  lin->weight = assign(w, emb->weight);
   // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: assigning 'weight' does not re-register it
+  lin->weight = assign(emb->weight, w);
   lin->weight = doubled(lin->weight);
   // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: assigning 'weight' does not re-register it
   lin->weight = lin->weight.t();
