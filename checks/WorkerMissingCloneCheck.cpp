@@ -105,7 +105,10 @@ void reportRace(ClangTidyCheck &Check, const WorkerRace &R,
   SourceLocation Loc = sharingLocation(R);
   bool Module = S.Kind == SharedKind::Module;
   bool Holder = S.Kind == SharedKind::Container || S.Kind == SharedKind::Struct;
-  unsigned How = S.Capture ? (S.Capture->getCaptureKind() == LCK_ByRef ? 2 : 1)
+  unsigned How = S.Capture ? (S.Capture->getCaptureKind() == LCK_ByRef ||
+                                      S.Capture->capturesThis()
+                                  ? 2
+                                  : 1)
                            : (S.ByReference ? 3 : 0);
   llvm::StringRef Shares = Module   ? "shares its module"
                            : Holder ? "holds tensors that share their storage"

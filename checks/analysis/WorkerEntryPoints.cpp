@@ -198,11 +198,38 @@ const Expr *referencedObject(const Expr *E) {
   return nullptr;
 }
 
+/// Whether the local Var is never assigned after its declaration.
+static bool neverAssigned(const VarDecl *Var) {
+  const auto *Function = dyn_cast_or_null<FunctionDecl>(Var->getParentFunctionOrMethod());
+  if (!Function || !Function->getBody())
+    return false;
+  std::function<bool(const Stmt *)> Assigns = [&](const Stmt *S) {
+    if (!S)
+      return false;
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S); Op && Op->isAssignmentOp())
+      if (const auto *Ref = dyn_cast<DeclRefExpr>(Op->getArg(0)->IgnoreParenImpCasts());
+          Ref && Ref->getDecl() == Var)
+        return true;
+    return llvm::any_of(S->children(), Assigns);
+  };
+  return !Assigns(Function->getBody());
+}
+
 const LambdaExpr *lambdaArgument(const Expr *E) {
   while (E) {
     E = E->IgnoreImplicit()->IgnoreParens();
     if (const auto *Lambda = dyn_cast<LambdaExpr>(E))
       return Lambda;
+    // A local callable initialised with a lambda and never assigned
+    // (`auto job = [buf] { ... }; std::thread t(job);`).
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+      const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+      if (!Var || !Var->hasLocalStorage() || isa<ParmVarDecl>(Var) || !Var->getInit() ||
+          !neverAssigned(Var))
+        return nullptr;
+      E = Var->getInit();
+      continue;
+    }
     // std::function<void()>(lambda), at::launch's parameter.
     const auto *Construct = dyn_cast<CXXConstructExpr>(E);
     if (!Construct || Construct->getNumArgs() != 1)

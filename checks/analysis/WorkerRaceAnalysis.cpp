@@ -335,9 +335,51 @@ WorkerRaceAnalysis::updatesOf(const FunctionAliasAnalysis &Owner,
   return Result;
 }
 
+// Note [Members reached through this]
+// A worker that captures `this` (`std::thread([this] { ... obs_ ... })`), or
+// that runs a member function on it (`std::thread(&Actor::loop, this)`),
+// reads the members it names through the spawner's object: they are shared
+// as a by-reference capture is. Each member of a shared kind that the
+// lambda's body, or the member function's, names through `this` is a shared
+// value whose root is the member, which the spawner's writes of its own
+// member reach. (A member written by another method while such a worker runs
+// is Note [Workers that outlive their method].)
+void WorkerRaceAnalysis::membersThroughThis(const Stmt *Body, const LambdaCapture *Capture,
+                                            const Expr *Argument,
+                                            std::vector<SharedValue> &Shared) const {
+  llvm::DenseSet<const FieldDecl *> Seen;
+  std::function<void(const Stmt *)> Visit = [&](const Stmt *S) {
+    if (!S)
+      return;
+    if (const auto *Member = dyn_cast<MemberExpr>(S))
+      if (const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl());
+          Field && isa<CXXThisExpr>(Member->getBase()->IgnoreParenImpCasts()) &&
+          Seen.insert(Field).second)
+        if (std::optional<SharedKind> Kind = sharedKind(Field->getType())) {
+          SharedValue V;
+          V.Kind = *Kind;
+          V.Root = Field;
+          V.Capture = Capture;
+          V.Argument = Argument;
+          V.ByReference = true;
+          V.Name = ("this->" + Field->getName()).str();
+          Shared.push_back(V);
+        }
+    for (const Stmt *Child : S->children())
+      Visit(Child);
+  };
+  Visit(Body);
+}
+
 std::vector<SharedValue>
 WorkerRaceAnalysis::sharedValues(const WorkerSpawn &Spawn) const {
   std::vector<SharedValue> Shared;
+  // `std::thread(&Actor::loop, this)`: the member function's reads.
+  if (const auto *Method = dyn_cast_or_null<CXXMethodDecl>(Spawn.Bound);
+      Method && !Spawn.BoundArgs.empty() &&
+      isa<CXXThisExpr>(Spawn.BoundArgs.front()->IgnoreParenImpCasts()))
+    if (const FunctionDecl *Definition = Method->getDefinition())
+      membersThroughThis(Definition->getBody(), nullptr, Spawn.BoundArgs.front(), Shared);
   // The function or lambda whose parameters the arguments are bound to.
   const FunctionDecl *Callee = nullptr;
   if (Spawn.Bound)
@@ -372,6 +414,10 @@ WorkerRaceAnalysis::sharedValues(const WorkerSpawn &Spawn) const {
   }
   if (Spawn.Lambda)
     for (const LambdaCapture &Capture : Spawn.Lambda->captures()) {
+      if (Capture.capturesThis()) {
+        membersThroughThis(Spawn.Lambda->getBody(), &Capture, nullptr, Shared);
+        continue;
+      }
       if (!Capture.capturesVariable())
         continue;
       const auto *Var = dyn_cast<VarDecl>(Capture.getCapturedVar());

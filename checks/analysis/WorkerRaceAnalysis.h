@@ -168,6 +168,8 @@ private:
   std::optional<WorkerSpawn> queueHandoff(const CXXMemberCallExpr *Store,
                                           const FunctionDecl *Function) const;
   std::vector<SharedValue> sharedValues(const WorkerSpawn &Spawn) const;
+  void membersThroughThis(const Stmt *Body, const LambdaCapture *Capture,
+                          const Expr *Argument, std::vector<SharedValue> &Shared) const;
   Updates updatesOf(const FunctionAliasAnalysis &Owner, const Stmt *Body);
   std::vector<const StorageUpdate *> workerWrites(const WorkerSpawn &Spawn,
                                                   const SharedValue &Shared);

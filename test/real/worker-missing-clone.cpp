@@ -4,6 +4,7 @@
 
 #include <torch/torch.h>
 
+#include <functional>
 #include <future>
 #include <mutex>
 #include <thread>
@@ -161,4 +162,34 @@ void NegativeLockedWorkers() {
     workers.emplace_back(step_global_locked, global, 10);
   for (auto &w : workers)
     w.join();
+}
+
+// Note [Members reached through this], and a callable kept in a
+// std::function first.
+class Learner {
+public:
+  void PositiveCapturesThis() {
+    auto done = std::async(std::launch::async, [this] { return rollout_.sum(); });
+    // CHECK-MESSAGES: :[[@LINE-1]]:49: warning: by-reference capture 'this->rollout_' shares its storage with worker entry point 'std::async' and the spawner writes it in place before the worker is joined
+    rollout_.zero_();
+    done.get();
+  }
+  void NegativeClonedForTheWorker() {
+    auto done = std::async(std::launch::async,
+                           [snapshot = rollout_.clone()] { return snapshot.sum(); });
+    rollout_.zero_();
+    done.get();
+  }
+
+private:
+  torch::Tensor rollout_ = torch::zeros({8});
+};
+
+void PositiveStoredFunction(torch::Tensor buf) {
+  std::function<void()> job = [buf] { consume(buf); };
+  // CHECK-MESSAGES: :[[@LINE-1]]:32: warning: by-value capture 'buf' shares its storage with worker entry point 'std::thread' and the spawner writes it in place before the worker is joined
+  // CHECK-FIXES: std::function<void()> job = [buf = buf.clone()] { consume(buf); };
+  std::thread t(job);
+  buf.add_(1);
+  t.join();
 }
