@@ -2,6 +2,7 @@
 
 #include "WorkerMissingCloneCheck.h"
 
+#include "Compat.h"
 #include "ModuleFixIts.h"
 #include "WorkerRaceAnalysis.h"
 
@@ -9,6 +10,8 @@
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/Lex/PPCallbacks.h"
+#include "clang/Lex/Preprocessor.h"
 
 using namespace clang::ast_matchers;
 
@@ -34,9 +37,53 @@ void WorkerMissingCloneCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   Options.store(Opts, "IncludeStyle", Inserter.getStyle());
 }
 
+namespace {
+
+/// Records the `#pragma omp` lines that make a loop parallel and those that
+/// serialise a block: Note [OpenMP loops].
+class RecordOpenMP : public PPCallbacks {
+public:
+  RecordOpenMP(const SourceManager &SM, std::vector<SourceLocation> &Loops,
+               std::vector<SourceLocation> &Serialising)
+      : SM(SM), Loops(Loops), Serialising(Serialising) {}
+
+  void PragmaDirective(SourceLocation Loc, PragmaIntroducerKind Introducer) override {
+    if (Introducer != PIK_HashPragma || Loc.isMacroID())
+      return;
+    bool Invalid = false;
+    const char *Start = SM.getCharacterData(Loc, &Invalid);
+    if (Invalid)
+      return;
+    llvm::StringRef Line(Start, strcspn(Start, "\n"));
+    llvm::SmallVector<llvm::StringRef, 8> Words;
+    Line.split(Words, ' ', -1, /*KeepEmpty=*/false);
+    // `#`, `pragma` (or `#pragma`), then `omp` and the directive's words.
+    auto Omp = llvm::find(Words, "omp");
+    if (Omp == Words.end())
+      return;
+    llvm::ArrayRef<llvm::StringRef> Directive(std::next(Omp), Words.end());
+    auto Has = [&](llvm::StringRef Word) {
+      return llvm::any_of(Directive, [&](llvm::StringRef W) {
+        return W == Word || compat::startsWith(W, Word.str() + "(");
+      });
+    };
+    if (Has("critical") || Has("atomic") || Has("single") || Has("master"))
+      Serialising.push_back(Loc);
+    else if (Has("for") && !Has("ordered"))
+      Loops.push_back(Loc);
+  }
+
+private:
+  const SourceManager &SM;
+  std::vector<SourceLocation> &Loops, &Serialising;
+};
+
+} // namespace
+
 void WorkerMissingCloneCheck::registerPPCallbacks(
-    const SourceManager &, Preprocessor *PP, Preprocessor *) {
+    const SourceManager &SM, Preprocessor *PP, Preprocessor *) {
   Inserter.registerPreprocessor(PP);
+  PP->addPPCallbacks(std::make_unique<RecordOpenMP>(SM, ParallelPragmas, SerialisingPragmas));
 }
 
 // Note [Isolating fix-it]
@@ -182,11 +229,16 @@ void WorkerMissingCloneCheck::check(const MatchFinder::MatchResult &Result) {
     return analyze(Callee, *Result.Context, /*RequireWrites=*/false);
   };
   WorkerRaceAnalysis Races(*Analysis, Workers, table(), AnalyzeCallee);
+  Races.setOpenMPPragmas(ParallelPragmas, SerialisingPragmas);
   Races.run(Function);
 
   const SourceManager &SM = *Result.SourceManager;
   bool Isolate = Isolation == IsolationHelper::Torchalias;
   for (const WorkerRace &R : Races.races()) {
+    if (R.Spawn->Loop) {
+      reportParallelLoopRace(R);
+      continue;
+    }
     llvm::SmallVector<FixItHint, 2> Fixes;
     // Workers of a loop writing one value may mean to share it (under a
     // lock they forgot) or to work on copies: no fix-it chooses for them.
@@ -226,6 +278,30 @@ void WorkerMissingCloneCheck::check(const MatchFinder::MatchResult &Result) {
   checkDatasetWrites(*Analysis, Function, *Result.Context);
 }
 
+// Note [OpenMP loops]: at the write, with notes at the loop and at the read
+// of other iterations' parts. No fix-it: the repair (a part per iteration, a
+// reduction, a critical section) is the loop's design.
+void WorkerMissingCloneCheck::reportParallelLoopRace(const WorkerRace &R) {
+  const SharedValue &S = R.Shared;
+  bool Holder = S.Kind == SharedKind::Container || S.Kind == SharedKind::Struct;
+  diag(R.Write->Call->getExprLoc(),
+       R.Kind == RaceKind::ChunksReadOthers
+           ? "'%0' writes each iteration's own part of %select{|a tensor of }1'%2' "
+             "in place in an OpenMP parallel loop while other iterations read "
+             "it: the iterations race"
+           : "'%0' writes %select{|a tensor of }1'%2' in place in every "
+             "iteration of an OpenMP parallel loop, not only the iteration's "
+             "own part: the iterations race")
+      << R.Write->Operator << Holder << S.Name;
+  diag(R.Spawn->Loop->getBeginLoc(),
+       "the iterations of this loop run in parallel ('#pragma omp ... for')",
+       DiagnosticIDs::Note);
+  if (R.Use)
+    diag(R.Use->getBeginLoc(), "an iteration reads '%0' outside its own part here",
+         DiagnosticIDs::Note)
+        << S.Name;
+}
+
 void WorkerMissingCloneCheck::checkDatasetWrites(
     const FunctionAliasAnalysis &Analysis, const FunctionDecl *Function,
     ASTContext &AST) {
@@ -259,6 +335,8 @@ void WorkerMissingCloneCheck::checkDatasetWrites(
 void WorkerMissingCloneCheck::onEndOfTranslationUnit() {
   AliasCheckBase::onEndOfTranslationUnit();
   FixedViews.clear();
+  ParallelPragmas.clear();
+  SerialisingPragmas.clear();
 }
 
 } // namespace clang::tidy::libtorch

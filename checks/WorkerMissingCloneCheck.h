@@ -6,6 +6,7 @@
 #include "AliasCheckBase.h"
 #include "DatasetViews.h"
 #include "WorkerEntryPoints.h"
+#include "WorkerRaceAnalysis.h"
 #include "clang-tidy/utils/IncludeInserter.h"
 
 #include <string>
@@ -35,6 +36,7 @@ public:
 private:
   void checkDatasetWrites(const FunctionAliasAnalysis &Analysis,
                           const FunctionDecl *Function, ASTContext &AST);
+  void reportParallelLoopRace(const WorkerRace &R);
 
   const std::string RawWorkerEntryPoints;
   const WorkerEntryPoints Workers;
@@ -42,6 +44,8 @@ private:
   utils::IncludeInserter Inserter;
   /// The views of get() already given a fix-it, in this translation unit.
   llvm::DenseSet<const Expr *> FixedViews;
+  /// Note [OpenMP loops]: the pragmas of the translation unit.
+  std::vector<SourceLocation> ParallelPragmas, SerialisingPragmas;
 };
 
 } // namespace clang::tidy::libtorch

@@ -41,6 +41,9 @@ struct WorkerSpawn {
   WorkerKind Kind = WorkerKind::Thread;
   /// The callable, if it is a lambda.
   const LambdaExpr *Lambda = nullptr;
+  /// For an OpenMP loop (Note [OpenMP loops]): the loop, whose iterations
+  /// are the chunks. Site is null.
+  const Stmt *Loop = nullptr;
   /// The callable, if it names a function with a body here.
   const FunctionDecl *Bound = nullptr;
   /// Arguments after the callable, bound to Bound's parameters in order.

@@ -21,6 +21,13 @@ bool within(const SourceManager &SM, SourceLocation L, SourceRange R) {
          !SM.isBeforeInTranslationUnit(R.getEnd(), L);
 }
 
+/// The statement a CapturedStmt (an OpenMP region, with -fopenmp) runs,
+/// which its children() leave out; null for any other statement.
+const Stmt *capturedBody(const Stmt *S) {
+  const auto *Captured = dyn_cast<CapturedStmt>(S);
+  return Captured ? Captured->getCapturedStmt() : nullptr;
+}
+
 const CXXRecordDecl *recordOf(QualType Type) {
   return Type.isNull() ? nullptr
                        : Type.getNonReferenceType()->getAsCXXRecordDecl();
@@ -157,6 +164,8 @@ void WorkerRaceAnalysis::collect(const Stmt *S) {
   }
   for (const Stmt *Child : S->children())
     collect(Child);
+  if (const Stmt *Body = capturedBody(S))
+    collect(Body);
   if (isa<CompoundStmt>(S))
     Compounds.pop_back();
 }
@@ -446,7 +455,7 @@ WorkerRaceAnalysis::sharedValues(const WorkerSpawn &Spawn) const {
 /// Write goes through; null when it writes the whole tensor or its view is
 /// made outside the chunk.
 const Expr *WorkerRaceAnalysis::partitionSite(const StorageUpdate &Write,
-                                              const LambdaExpr *Body) const {
+                                              const Stmt *Body) const {
   const Expr *Site = Write.ElementIndex;
   if (!Site && Write.Write && Write.Write->Value.isView())
     Site = Write.Write->Value.AliasSite;
@@ -456,7 +465,7 @@ const Expr *WorkerRaceAnalysis::partitionSite(const StorageUpdate &Write,
 }
 
 bool WorkerRaceAnalysis::isPartitioned(const StorageUpdate &Write,
-                                     const LambdaExpr *Body) const {
+                                     const Stmt *Body) const {
   // Note [Partitioned chunks]: a view or element whose indices come from the
   // chunk's range (`out.select(0, i)`, `outs[i]` for `i` in `[begin, end)`)
   // is written by one chunk only. Any variable declared in the body counts
@@ -493,7 +502,7 @@ bool WorkerRaceAnalysis::isPartitioned(const StorageUpdate &Write,
 const Stmt *
 WorkerRaceAnalysis::readOfOtherChunks(const StorageUpdate &Write,
                                       const SharedValue &Shared,
-                                      const LambdaExpr *Body) const {
+                                      const Stmt *Body) const {
   static constexpr llvm::StringLiteral Metadata[] = {
       "size",          "sizes",           "dim",
       "ndimension",    "numel",           "stride",
@@ -506,7 +515,7 @@ WorkerRaceAnalysis::readOfOtherChunks(const StorageUpdate &Write,
   const Expr *Site = partitionSite(Write, Body);
   if (!Site || !Write.Write || !Parents)
     return nullptr;
-  ASTContext &Context = Body->getCallOperator()->getASTContext();
+  const ASTContext &Context = Analysis.function()->getASTContext();
   auto SameAsSite = [&](const Expr *E) {
     llvm::FoldingSetNodeID A, B;
     E->IgnoreImplicit()->Profile(A, Context, /*Canonical=*/true);
@@ -956,15 +965,120 @@ void WorkerRaceAnalysis::run(const FunctionDecl *Function) {
       Spawns.push_back(std::make_unique<WorkerSpawn>(std::move(*Handoff)));
   if (const auto *Method = dyn_cast<CXXMethodDecl>(Function))
     findMemberRaces(Method);
+  findParallelLoopRaces(Function);
   if (Spawns.empty())
     return;
   buildPaths(Function);
-  FunctionUpdates = updatesOf(Analysis, Function->getBody());
+  if (FunctionUpdates.empty())
+    FunctionUpdates = updatesOf(Analysis, Function->getBody());
   for (const auto &Spawn : Spawns)
     for (const SharedValue &Shared : sharedValues(*Spawn))
       if (!findWorkerRace(*Spawn, Shared) &&
           Spawn->Kind != WorkerKind::Partitioned)
         findSpawnerRace(*Spawn, Shared);
+}
+
+// Note [OpenMP loops]
+// The iterations of a loop under `#pragma omp parallel for` (or `omp for`)
+// run on the threads of a team, as the chunks of at::parallel_for do, and
+// the loop ends at a barrier, so only the iterations race each other: an
+// in-place write, in the loop, of a tensor declared outside it (or of a
+// member) that is not confined to the iteration's own part (a view or element
+// indexed by the loop variable or a local of the body), or one that is while
+// the body reads other parts (Note [Reads of other chunks]). The pragmas are
+// recorded by the preprocessor, so this holds whether or not the unit is
+// compiled with -fopenmp; a loop is the statement whose first line follows
+// the pragma's. A loop that holds an `omp critical` or `omp atomic` block,
+// or a lock guard, is taken to order its writes.
+void WorkerRaceAnalysis::findParallelLoopRaces(const FunctionDecl *Function) {
+  if (ParallelPragmas.empty() || !Function->getBody())
+    return;
+  auto LineOf = [&](SourceLocation Loc) {
+    return std::make_pair(SM->getFileID(SM->getSpellingLoc(Loc)),
+                          SM->getSpellingLineNumber(Loc));
+  };
+  auto FollowsPragma = [&](const Stmt *Loop) {
+    auto [File, Line] = LineOf(Loop->getBeginLoc());
+    return llvm::any_of(ParallelPragmas, [&](SourceLocation Pragma) {
+      auto [PragmaFile, PragmaLine] = LineOf(Pragma);
+      return PragmaFile == File && PragmaLine + 1 == Line;
+    });
+  };
+  std::vector<const Stmt *> Loops, Regions;
+  std::function<void(const Stmt *)> Find = [&](const Stmt *S) {
+    if (!S)
+      return;
+    if (isa<ForStmt, CXXForRangeStmt>(S) && FollowsPragma(S))
+      Loops.push_back(S);
+    for (const Stmt *Child : S->children())
+      Find(Child);
+    if (const Stmt *Body = capturedBody(S)) {
+      Regions.push_back(Body);
+      Find(Body);
+    }
+  };
+  Find(Function->getBody());
+  if (Loops.empty())
+    return;
+  if (!Parents)
+    Parents = std::make_unique<ParentMap>(Function->getBody());
+  for (const Stmt *Region : Regions)
+    Parents->addStmt(const_cast<Stmt *>(Region));
+  if (FunctionUpdates.empty())
+    FunctionUpdates = updatesOf(Analysis, Function->getBody());
+  for (const Stmt *Loop : Loops) {
+    SourceRange Range = Loop->getSourceRange();
+    if (llvm::any_of(SerialisingPragmas,
+                     [&](SourceLocation Pragma) { return within(*SM, Pragma, Range); }))
+      continue;
+    auto Spawn = std::make_unique<WorkerSpawn>();
+    Spawn->EntryPoint = "#pragma omp parallel for";
+    Spawn->Kind = WorkerKind::Partitioned;
+    Spawn->Loop = Loop;
+    // What the iterations share: the variables declared outside the loop,
+    // and the members, that the loop names.
+    std::vector<SharedValue> Shared;
+    llvm::DenseSet<const ValueDecl *> Seen;
+    for (const auto &[Referenced, Ref] : References) {
+      const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+      if (!Var || !within(*SM, Ref->getLocation(), Range) ||
+          within(*SM, Var->getLocation(), Range))
+        continue;
+      std::optional<SharedKind> Kind = sharedKind(Var->getType());
+      if (!Kind || *Kind == SharedKind::Module || !Seen.insert(Var).second)
+        continue;
+      SharedValue V;
+      V.Kind = *Kind;
+      auto It = Environment.find(Var);
+      V.Root = It != Environment.end() && It->second.Root ? It->second.Root
+               : *Kind == SharedKind::Tensor             ? Var
+                                                         : placeOfVariable(Var, 0).Base;
+      V.Argument = Ref;
+      V.ByReference = true;
+      V.Name = Var->getName().str();
+      if (V.Root)
+        Shared.push_back(V);
+    }
+    membersThroughThis(Loop, nullptr, nullptr, Shared);
+    for (SharedValue &V : Shared) {
+      for (const auto &U : FunctionUpdates) {
+        if (!reaches(*U, V.Root) || !within(*SM, U->Call->getBeginLoc(), Range) ||
+            isLocked(U->Call))
+          continue;
+        if (!V.Argument)
+          V.Argument = U->Call;
+        if (!isPartitioned(*U, Loop)) {
+          Races.push_back({Spawn.get(), V, RaceKind::ChunksWrite, U.get()});
+          break;
+        }
+        if (const Stmt *Read = readOfOtherChunks(*U, V, Loop)) {
+          Races.push_back({Spawn.get(), V, RaceKind::ChunksReadOthers, U.get(), Read});
+          break;
+        }
+      }
+    }
+    ParallelLoops.push_back(std::move(Spawn));
+  }
 }
 
 // See Note [Workers that outlive their method]. A method that joins the

@@ -134,6 +134,15 @@ public:
 
   void run(const FunctionDecl *Function);
 
+  /// The `#pragma omp` lines of the translation unit that make the loop
+  /// after them parallel (`parallel for`, `for`), and those that serialise
+  /// a block (`critical`, `atomic`): Note [OpenMP loops].
+  void setOpenMPPragmas(llvm::ArrayRef<SourceLocation> Loops,
+                        llvm::ArrayRef<SourceLocation> Serialising) {
+    ParallelPragmas = Loops;
+    SerialisingPragmas = Serialising;
+  }
+
   /// At most one race per shared value of each spawn, in spawn order. They
   /// point into this analysis, which must outlive them.
   const std::vector<WorkerRace> &races() const { return Races; }
@@ -178,12 +187,12 @@ private:
   TensorPlace placeOf(const Expr *E, unsigned Depth = 0) const;
   TensorPlace placeOfVariable(const VarDecl *Var, unsigned Depth) const;
   const ValueDecl *rootOfReference(const DeclRefExpr *Ref) const;
-  const Expr *partitionSite(const StorageUpdate &Write,
-                            const LambdaExpr *Body) const;
-  bool isPartitioned(const StorageUpdate &Write, const LambdaExpr *Body) const;
+  const Expr *partitionSite(const StorageUpdate &Write, const Stmt *Body) const;
+  bool isPartitioned(const StorageUpdate &Write, const Stmt *Body) const;
   const Stmt *readOfOtherChunks(const StorageUpdate &Write,
                                 const SharedValue &Shared,
-                                const LambdaExpr *Body) const;
+                                const Stmt *Body) const;
+  void findParallelLoopRaces(const FunctionDecl *Function);
   bool isLocked(const Stmt *S) const;
   void findMemberRaces(const CXXMethodDecl *Method);
   bool joinedBetween(SourceLocation From, SourceLocation To) const;
@@ -203,6 +212,9 @@ private:
   Analyzer AnalyzeCallee;
   const SourceManager *SM = nullptr;
   std::vector<std::unique_ptr<WorkerSpawn>> Spawns;
+  /// The OpenMP loops of the function, as spawns (Note [OpenMP loops]).
+  std::vector<std::unique_ptr<WorkerSpawn>> ParallelLoops;
+  llvm::ArrayRef<SourceLocation> ParallelPragmas, SerialisingPragmas;
   std::vector<WorkerRace> Races;
   std::vector<MemberWorkerRace> MemberRaces;
   AliasEnvironment Environment;
