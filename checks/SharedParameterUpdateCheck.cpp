@@ -171,6 +171,8 @@ void SharedParameterUpdateCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *Function = matchedFunction(Result);
   if (!Function || !Function->getBody())
     return;
+  std::vector<OptimizerList> Lists;
+  Optimizers = &Lists;
   for (const BoundNodes &Nodes : match(sinkMatcher(), *Function->getBody(), AST))
     checkNode(Nodes, Function, AST);
   forEachStmt(Function->getBody(), [&](const Stmt *S) {
@@ -179,6 +181,86 @@ void SharedParameterUpdateCheck::check(const MatchFinder::MatchResult &Result) {
         checkSink(Sink->Sink, Sink->List, Sink->Kind, Sink->Name, Function,
                   AST);
   });
+  Optimizers = nullptr;
+  checkAcrossOptimizers(Lists);
+}
+
+// Note [One tensor under two names in two optimizers]
+// `actor_enc = register_parameter("actor_enc", pretrained);` and
+// `critic_enc = register_parameter("critic_enc", pretrained);` make one
+// tensor with two names. When one optimizer steps it under one name and
+// another under the other (an actor's and a critic's), each one's step()
+// moves the other's parameter, and the two lists each hold it once, so no
+// single list shows the tie. A tensor that two optimizers' lists reach
+// through the same registration (a trunk whose parameters both lists add)
+// is shared on purpose and left alone; one reached through two different
+// registrations, in two optimizers built in one function, is reported at
+// the second.
+std::optional<SharedParameterUpdateCheck::Registration>
+SharedParameterUpdateCheck::registrationOf(const ParameterEntry &Entry) {
+  const RegistrationStep &Last = Entry.Route.back();
+  if (Entry.Route.size() > 1 && !Last.Name.empty() && !Last.Added)
+    return Registration{Last.Site, Last.Name};
+  // An element of a brace list (`{ac->actor_enc, ...}`): the registration
+  // of the member it names, in its module's model.
+  const auto *Member =
+      Entry.Route.size() == 1 ? dyn_cast_or_null<MemberExpr>(skipHandleCopies(Last.Site))
+                              : nullptr;
+  const auto *Field = Member ? dyn_cast<FieldDecl>(Member->getMemberDecl()) : nullptr;
+  std::optional<ModuleValue> Module =
+      Field ? Analysis->moduleValue(Member->getBase()) : std::nullopt;
+  if (!Module)
+    return std::nullopt;
+  auto Registered = Module->RegisteredFields.find(Field);
+  if (Registered == Module->RegisteredFields.end())
+    return std::nullopt;
+  for (const ParameterEntry &Own : Module->Parameters)
+    if (Own.Route.size() == 1 && Own.Route.back().Name == Registered->second)
+      return Registration{Own.Route.back().Site, Registered->second};
+  return std::nullopt;
+}
+
+void SharedParameterUpdateCheck::checkAcrossOptimizers(const std::vector<OptimizerList> &Lists) {
+  for (size_t J = 1; J < Lists.size(); ++J)
+    for (size_t I = 0; I < J; ++I) {
+      if (Lists[I].Sink == Lists[J].Sink)
+        continue;
+      for (const ParameterEntry &Later : Lists[J].List) {
+        if (!Later.tensor().known())
+          continue;
+        std::optional<Registration> Second = registrationOf(Later);
+        if (!Second)
+          continue;
+        std::optional<Registration> First;
+        auto Earlier = llvm::find_if(Lists[I].List, [&](const ParameterEntry &E) {
+          if (!(E.tensor() == Later.tensor()))
+            return false;
+          First = registrationOf(E);
+          return First && First->Site != Second->Site;
+        });
+        if (Earlier == Lists[I].List.end())
+          continue;
+        const Expr *Where = Later.Route.front().Site;
+        if (Where->getBeginLoc().isMacroID())
+          continue;
+        diag(Where->getExprLoc(),
+             "'%0' steps parameter '%1', the same tensor as '%2', which another "
+             "'%3' steps: one tensor registered under two names, so each "
+             "optimizer's step() also moves the other's parameter; give it to "
+             "one optimizer, or register a copy (clone()) if the two were "
+             "meant to be separate")
+            << Lists[J].Name << nameOr(Second->Name, "?") << nameOr(First->Name, "?")
+            << Lists[I].Name;
+        diag(Earlier->Route.front().Site->getExprLoc(), "the other '%0' steps it here",
+             DiagnosticIDs::Note)
+            << Lists[I].Name;
+        diag(First->Site->getExprLoc(), "'%0' and '%1' are the same tensor, registered here",
+             DiagnosticIDs::Note)
+            << nameOr(First->Name, "?") << nameOr(Second->Name, "?");
+        diag(Second->Site->getExprLoc(), "and here", DiagnosticIDs::Note);
+        return;
+      }
+    }
 }
 
 void SharedParameterUpdateCheck::checkNode(const BoundNodes &Nodes,
@@ -240,6 +322,8 @@ void SharedParameterUpdateCheck::checkSink(const Expr *Sink, const Expr *ListExp
                  : analysis(AST).parameterList(ListExpr);
   if (!List)
     return;
+  if (Optimizers && Kind == SinkKind::Optimizer)
+    Optimizers->push_back({Sink, Name.str(), *List});
   std::optional<ParameterTie> Tie = ParameterSharingAnalysis::firstTie(*List);
   if (!Tie) {
     if (Kind == SinkKind::AddParamGroup &&

@@ -70,6 +70,22 @@ private:
                              const FunctionDecl *Function, ASTContext &AST);
   void checkModuleClass(const CXXRecordDecl *Impl, ASTContext &AST);
   void addTieNotes(const ParameterTie &Tie);
+  /// An optimizer built in the function being checked, and its list.
+  struct OptimizerList {
+    const Expr *Sink;
+    std::string Name;
+    std::vector<ParameterEntry> List;
+  };
+  /// The register_* call that puts a list entry's tensor in its module, and
+  /// the name it gives.
+  struct Registration {
+    const Expr *Site;
+    std::string Name;
+  };
+  std::optional<Registration> registrationOf(const ParameterEntry &Entry);
+  void checkAcrossOptimizers(const std::vector<OptimizerList> &Lists);
+  /// While a function is checked: its optimizers' lists.
+  std::vector<OptimizerList> *Optimizers = nullptr;
 
   const IsolationHelper Isolation;
   const bool WarnWithoutSink;

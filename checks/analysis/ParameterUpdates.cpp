@@ -226,23 +226,22 @@ bool isReparametrisation(const CXXOperatorCallExpr *Assign,
 // computes with is one that embed registers, so an optimizer over the
 // model's parameters (or over both modules' lists) steps it once, with the
 // gradient of both uses, and the stale tensor head registered gets no
-// gradient and is skipped: the tie is dead weight, not a wrong update. As
-// with a reparametrisation, the assignment is quiet when its right-hand side
-// is another module's registered tensor, or a view of one (`->weight.t()`),
-// through calls that return their argument's handle. What remains reported
-// is a member bound to a tensor that no module registers.
+// gradient and is skipped; to() moves it through embed, as it replaces a
+// registered tensor's data in place. The tie is dead weight, not a wrong
+// update, so the assignment is quiet when its right-hand side is another
+// module's registered tensor itself, through calls that return their
+// argument's handle. A view of one (`dec->weight = enc->weight.t();`) is
+// reported: to() gives the registered tensor new storage, and a view made
+// before keeps the old one (the corpus's attention chapter moves its module
+// to the device after such an assignment).
 bool tiesToRegistered(const CXXOperatorCallExpr *Assign, AliasAnalysisContext &Aliases,
                       ParameterSharingAnalysis &Sharing) {
   const Expr *Value = skipHandleCopies(Assign->getArg(1));
   while (const auto *Call = dyn_cast_or_null<CallExpr>(Value)) {
-    const Expr *Next = Aliases.returnedArgument(Call);
-    if (!Next)
-      if (std::optional<TensorCall> Tensor = resolveTensorCall(Call, Aliases.table());
-          Tensor && Tensor->Effect.View != ViewKind::None && !Tensor->Effect.writes())
-        Next = Tensor->aliasedArgument();
-    if (!Next)
+    const Expr *Returned = Aliases.returnedArgument(Call);
+    if (!Returned)
       return false;
-    Value = skipHandleCopies(Next);
+    Value = skipHandleCopies(Returned);
   }
   const auto *Read = dyn_cast_or_null<MemberExpr>(Value);
   if (!Read || isSameExpression(Read, Assign->getArg(0), Sharing.ast()))

@@ -196,5 +196,35 @@ TEST(ParameterListFacts, TieByAssignmentStepsTheTiedTensorOnce) {
   EXPECT_FALSE(torch::equal(embed->weight.detach(), before_tied));
 }
 
+// Note [Ties by assignment]: to() replaces a registered tensor's data in
+// place, so a member tied to it follows; a view made before does not.
+TEST(ParameterListFacts, ToMovesATiedTensorButNotAViewOfIt) {
+  torch::nn::Linear source(3, 3);
+  torch::nn::Linear tied(3, 3), viewed(3, 3);
+  tied->weight = source->weight;
+  viewed->weight = source->weight.t();
+  source->to(torch::kFloat64);
+  EXPECT_EQ(tied->weight.scalar_type(), torch::kFloat64);
+  EXPECT_EQ(viewed->weight.scalar_type(), torch::kFloat32);
+}
+
+// Note [One tensor under two names in two optimizers]: registering one
+// tensor under two names makes one parameter that each optimizer steps.
+TEST(ParameterListFacts, OneTensorUnderTwoNamesIsSteppedByBothOptimizers) {
+  torch::NoGradGuard no_grad;
+  auto module = std::make_shared<torch::nn::Module>();
+  at::Tensor pretrained = torch::zeros({2});
+  at::Tensor actor = module->register_parameter("actor", pretrained);
+  at::Tensor critic = module->register_parameter("critic", pretrained);
+  EXPECT_TRUE(actor.is_same(critic));
+  torch::optim::SGD actor_opt(std::vector<at::Tensor>{actor}, torch::optim::SGDOptions(1.0));
+  torch::optim::SGD critic_opt(std::vector<at::Tensor>{critic}, torch::optim::SGDOptions(1.0));
+  actor.mutable_grad() = torch::ones_like(actor);
+  actor_opt.step();
+  EXPECT_TRUE(torch::allclose(critic, torch::full({2}, -1.0)));
+  critic_opt.step();
+  EXPECT_TRUE(torch::allclose(actor, torch::full({2}, -2.0)));
+}
+
 } // namespace
 

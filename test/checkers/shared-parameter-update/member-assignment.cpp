@@ -18,15 +18,20 @@ void PositiveUserMember(ScaleImpl &m, const torch::Tensor &s) {
   // CHECK-MESSAGES: :[[@LINE-1]]:11: warning: assigning 'scale' does not re-register it: 'ScaleImpl' computes with the new tensor, but parameters(), to() and serialization still see the one registered as 'scale'
 }
 
-// Note [Ties by assignment]: a tie to another module's registered tensor, or
-// a view of one, directly or through a call that returns its argument. The
-// optimizer steps the tied tensor through the other module; the stale one
-// gets no gradient.
+// Note [Ties by assignment]: a tie to another module's registered tensor,
+// directly or through a call that returns its argument. The optimizer steps
+// the tied tensor through the other module; the stale one gets no gradient.
 void NegativeTieToRegistered(torch::nn::Linear &lin, torch::nn::Embedding &emb,
-                             torch::nn::Linear &other, ScaleImpl &m) {
+                             ScaleImpl &m) {
   lin->weight = emb->weight;
+  lin->bias = m.scale;
+}
+
+// A view of another module's tensor: to() gives that tensor new storage, and
+// the view keeps the old one.
+void PositiveTieToAView(torch::nn::Linear &lin, torch::nn::Linear &other) {
   lin->weight = other->weight.t();
-  other->bias = m.scale;
+  // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: assigning 'weight' does not re-register it
 }
 
 // Members that are not registered parameters, and the constructor binding
