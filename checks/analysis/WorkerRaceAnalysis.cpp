@@ -1084,6 +1084,74 @@ void WorkerRaceAnalysis::findParallelLoopRaces(const FunctionDecl *Function) {
 // See Note [Workers that outlive their method]. A method that joins the
 // worker's thread before the write, constructors and destructors, and writes
 // under a lock guard are left alone.
+// Note [Methods the program calls before the worker starts]
+// A member race of Note [Workers that outlive their method] needs the
+// writing method to run while the worker does. When the translation unit
+// calls the writing method, and every call of it, and of the method that
+// starts the worker, is in one function, outside any loop, on one object,
+// with each call of the writer before each call of the starter (`reset()`
+// then `request_action()` in main), the write happens before the worker
+// exists. A writer the unit never calls stays reported: another unit may.
+static bool calledOnlyBeforeStart(const CXXMethodDecl *Writer, const FunctionDecl *Starter) {
+  ASTContext &Context = Writer->getASTContext();
+  const SourceManager &SM = Context.getSourceManager();
+  struct Call {
+    const CXXMemberCallExpr *Expr;
+    const FunctionDecl *In;
+    bool InLoop;
+  };
+  std::vector<Call> Writes, Starts;
+  std::function<void(const Stmt *, const FunctionDecl *, bool)> Visit =
+      [&](const Stmt *S, const FunctionDecl *In, bool InLoop) {
+        if (!S)
+          return;
+        if (const auto *Member = dyn_cast<CXXMemberCallExpr>(S))
+          if (const CXXMethodDecl *Callee = Member->getMethodDecl()) {
+            if (Callee->getCanonicalDecl() == Writer->getCanonicalDecl())
+              Writes.push_back({Member, In, InLoop});
+            else if (Callee->getCanonicalDecl() == Starter->getCanonicalDecl())
+              Starts.push_back({Member, In, InLoop});
+          }
+        InLoop |= isa<ForStmt, CXXForRangeStmt, WhileStmt, DoStmt>(S);
+        for (const Stmt *Child : S->children())
+          Visit(Child, In, InLoop);
+      };
+  std::function<void(const DeclContext *)> Walk = [&](const DeclContext *Context) {
+    for (const Decl *D : Context->decls()) {
+      if (const auto *Function = dyn_cast<FunctionDecl>(D);
+          Function && Function->hasBody() &&
+          SM.isInMainFile(Function->getLocation()))
+        Visit(Function->getBody(), Function, false);
+      if (const auto *Template = dyn_cast<FunctionTemplateDecl>(D))
+        if (Template->getTemplatedDecl()->hasBody() &&
+            SM.isInMainFile(Template->getLocation()))
+          Visit(Template->getTemplatedDecl()->getBody(), Template->getTemplatedDecl(), false);
+      if (const auto *Inner = dyn_cast<DeclContext>(D);
+          Inner && isa<NamespaceDecl, CXXRecordDecl, LinkageSpecDecl>(D))
+        Walk(Inner);
+    }
+  };
+  Walk(Context.getTranslationUnitDecl());
+  if (Writes.empty() || Starts.empty())
+    return false;
+  auto ObjectOf = [](const CXXMemberCallExpr *Call) -> const Decl * {
+    const auto *Ref =
+        dyn_cast<DeclRefExpr>(Call->getImplicitObjectArgument()->IgnoreParenImpCasts());
+    return Ref ? Ref->getDecl() : nullptr;
+  };
+  const FunctionDecl *In = Writes.front().In;
+  const Decl *Object = ObjectOf(Writes.front().Expr);
+  for (const auto *List : {&Writes, &Starts})
+    for (const Call &C : *List)
+      if (C.In != In || C.InLoop || !Object || ObjectOf(C.Expr) != Object)
+        return false;
+  for (const Call &W : Writes)
+    for (const Call &Start : Starts)
+      if (!SM.isBeforeInTranslationUnit(W.Expr->getEndLoc(), Start.Expr->getBeginLoc()))
+        return false;
+  return true;
+}
+
 void WorkerRaceAnalysis::findMemberRaces(const CXXMethodDecl *Method) {
   if (isa<CXXConstructorDecl, CXXDestructorDecl>(Method) || Method->isStatic())
     return;
@@ -1119,7 +1187,7 @@ void WorkerRaceAnalysis::findMemberRaces(const CXXMethodDecl *Method) {
              SM->isBeforeInTranslationUnit(Join->getBeginLoc(),
                                            Write.Call->getBeginLoc());
     });
-    if (JoinedBefore)
+    if (JoinedBefore || calledOnlyBeforeStart(Method, Worker->Spawner))
       continue;
     Reported.insert(Member);
     MemberRaces.push_back({&Write, Member, *Worker});

@@ -99,3 +99,55 @@ private:
   torch::Tensor obs_;
   std::thread thread_;
 };
+
+// Note [Methods the program calls before the worker starts]: the unit calls
+// reset() only before request(), in one function, on one object.
+class Policy {
+public:
+  void reset(const torch::Tensor &first) { obs_.copy_(first); }
+  void request() {
+    pending_ = std::thread([this] { consume(obs_); });
+  }
+  void observe(const torch::Tensor &next) {
+    obs_.copy_(next);
+    // CHECK-NOTES: :[[@LINE-1]]:10: warning: 'copy_' writes member 'obs_' in place while the worker that 'request' starts may still read it: 'pending_' keeps the thread, and it is not joined before this write
+    // CHECK-NOTES: :[[@LINE-5]]:16: note: the worker that reads 'obs_' is started here
+  }
+  void finish() { pending_.join(); }
+
+private:
+  torch::Tensor obs_ = torch::zeros({4});
+  std::thread pending_;
+};
+
+void RunPolicy(const torch::Tensor &a, const torch::Tensor &b) {
+  Policy policy;
+  policy.reset(a);
+  policy.request();
+  policy.observe(b);
+  policy.finish();
+}
+
+// The same reset() called again after the worker starts, in a loop.
+class LoopedPolicy {
+public:
+  void reset(const torch::Tensor &first) { obs_.copy_(first); }
+  // CHECK-NOTES: :[[@LINE-1]]:49: warning: 'copy_' writes member 'obs_' in place while the worker that 'request' starts may still read it: 'pending_' keeps the thread, and it is not joined before this write
+  // CHECK-NOTES: :[[@LINE+3]]:18: note: the worker that reads 'obs_' is started here
+  void request() {
+    if (!pending_.joinable())
+      pending_ = std::thread([this] { consume(obs_); });
+  }
+
+private:
+  torch::Tensor obs_ = torch::zeros({4});
+  std::thread pending_;
+};
+
+void RunLoopedPolicy(const std::vector<torch::Tensor> &frames) {
+  LoopedPolicy policy;
+  for (const auto &frame : frames) {
+    policy.reset(frame);
+    policy.request();
+  }
+}
