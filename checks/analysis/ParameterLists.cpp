@@ -42,14 +42,6 @@ static bool isStraightLineBody(const Stmt *S, bool AllowRangeLoops);
 // its value so far. In a range-for over module handles it is unrolled as a
 // mutation is (Note [Lists built over a range of modules]), which is right
 // because it accumulates; a list assigned anything else stays unknown.
-static bool readsVariable(const Stmt *S, const VarDecl *Var) {
-  if (!S)
-    return false;
-  if (const auto *Ref = dyn_cast<DeclRefExpr>(S); Ref && Ref->getDecl() == Var)
-    return true;
-  return llvm::any_of(S->children(), [&](const Stmt *Child) { return readsVariable(Child, Var); });
-}
-
 std::optional<std::vector<ParameterEntry>>
 ParameterListBuilder::localList(const VarDecl *Var) {
   if (auto Current = Sharing.CurrentLists.find(Var); Current != Sharing.CurrentLists.end())
@@ -62,7 +54,7 @@ ParameterListBuilder::localList(const VarDecl *Var) {
   const FunctionIndex &Index = Sharing.indexOf(Var);
   const auto &Assignments = Index.Assignments.lookup(Var);
   bool Accumulates = llvm::all_of(Assignments, [&](const CXXOperatorCallExpr *Assign) {
-    return Assign->getNumArgs() == 2 && readsVariable(Assign->getArg(1), Var);
+    return Assign->getNumArgs() == 2 && mentions(Assign->getArg(1), Var);
   });
   if ((Index.Reassigned.count(Var) && (Assignments.empty() || !Accumulates)) ||
       Index.RangeInits.count(Var))
