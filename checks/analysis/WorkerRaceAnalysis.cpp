@@ -380,6 +380,17 @@ void WorkerRaceAnalysis::membersThroughThis(const Stmt *Body, const LambdaCaptur
   Visit(Body);
 }
 
+/// The root of a variable a worker shares: what it was made from, the
+/// variable itself for a tensor, or the variable holding it.
+const ValueDecl *WorkerRaceAnalysis::sharedRoot(const VarDecl *Var, SharedKind Kind) const {
+  auto It = Environment.find(Var);
+  if (It != Environment.end() && It->second.Root)
+    return It->second.Root;
+  if (Kind == SharedKind::Tensor)
+    return Var;
+  return placeOfVariable(Var, 0).Base;
+}
+
 std::vector<SharedValue>
 WorkerRaceAnalysis::sharedValues(const WorkerSpawn &Spawn) const {
   std::vector<SharedValue> Shared;
@@ -436,13 +447,7 @@ WorkerRaceAnalysis::sharedValues(const WorkerSpawn &Spawn) const {
         continue;
       SharedValue V;
       V.Kind = *Kind;
-      auto It = Environment.find(Var);
-      if (It != Environment.end() && It->second.Root)
-        V.Root = It->second.Root;
-      else if (*Kind == SharedKind::Tensor)
-        V.Root = Var;
-      else
-        V.Root = placeOfVariable(Var, 0).Base;
+      V.Root = sharedRoot(Var, *Kind);
       V.Capture = &Capture;
       V.Name = Var->getName().str();
       if (V.Root)
@@ -1049,10 +1054,7 @@ void WorkerRaceAnalysis::findParallelLoopRaces(const FunctionDecl *Function) {
         continue;
       SharedValue V;
       V.Kind = *Kind;
-      auto It = Environment.find(Var);
-      V.Root = It != Environment.end() && It->second.Root ? It->second.Root
-               : *Kind == SharedKind::Tensor             ? Var
-                                                         : placeOfVariable(Var, 0).Base;
+      V.Root = sharedRoot(Var, *Kind);
       V.Argument = Ref;
       V.ByReference = true;
       V.Name = Var->getName().str();

@@ -177,6 +177,7 @@ private:
   std::optional<WorkerSpawn> queueHandoff(const CXXMemberCallExpr *Store,
                                           const FunctionDecl *Function) const;
   std::vector<SharedValue> sharedValues(const WorkerSpawn &Spawn) const;
+  const ValueDecl *sharedRoot(const VarDecl *Var, SharedKind Kind) const;
   void membersThroughThis(const Stmt *Body, const LambdaCapture *Capture,
                           const Expr *Argument, std::vector<SharedValue> &Shared) const;
   Updates updatesOf(const FunctionAliasAnalysis &Owner, const Stmt *Body);
