@@ -175,6 +175,13 @@ void SharedParameterUpdateCheck::check(const MatchFinder::MatchResult &Result) {
   Optimizers = &Lists;
   for (const BoundNodes &Nodes : match(sinkMatcher(), *Function->getBody(), AST))
     checkNode(Nodes, Function, AST);
+  // An optimizer member built in a constructor's initializer list.
+  if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(Function))
+    for (const CXXCtorInitializer *Init : Ctor->inits())
+      if (Init->isWritten() && Init->isMemberInitializer() && Init->getInit())
+        for (const BoundNodes &Nodes :
+             match(sinkMatcher(), *Init->getInit(), AST))
+          checkNode(Nodes, Function, AST);
   forEachStmt(Function->getBody(), [&](const Stmt *S) {
     if (const auto *Construct = dyn_cast<CXXConstructExpr>(S))
       if (std::optional<ListSink> Sink = userOptimizerSink(Construct, table()))
@@ -317,6 +324,12 @@ void SharedParameterUpdateCheck::checkSink(const Expr *Sink, const Expr *ListExp
       reportRecursiveModuleLoop(Sink, ListExpr, Name, *Visit);
       return;
     }
+  if (!ModuleLoop)
+    if (std::optional<ParameterSharingAnalysis::CollectedVisit> Collected =
+            analysis(AST).collectedOverModules(ListExpr)) {
+      reportCollectedOverModules(Sink, Kind, Name, *Collected);
+      return;
+    }
   std::optional<std::vector<ParameterEntry>> List =
       ModuleLoop ? analysis(AST).moduleLoopParameters(ListExpr)
                  : analysis(AST).parameterList(ListExpr);
@@ -402,6 +415,39 @@ void SharedParameterUpdateCheck::reportRecursiveModuleLoop(
   else if (!Call->getArg(0)->getBeginLoc().isMacroID())
     Diag << FixItHint::CreateReplacement(Call->getArg(0)->getSourceRange(),
                                          "false");
+}
+
+void SharedParameterUpdateCheck::reportCollectedOverModules(
+    const Expr *Sink, SinkKind Kind, llvm::StringRef Name,
+    const ParameterSharingAnalysis::CollectedVisit &Collected) {
+  const CXXMemberCallExpr *Call = Collected.Parameters;
+  {
+    auto Diag =
+        diag(Sink->getExprLoc(),
+             "%select{'%0' is built from|'%0' is given|'%0' is given|'%0' "
+             "updates}1 parameters collected over %2(): '%3' recurses into "
+             "submodules, so '%4' holds parameter '%5' %6 times and "
+             "%select{each step() updates it %6 times|each step() updates it "
+             "%6 times|the total norm counts it %6 times|each pass updates it "
+             "%6 times}1; pass 'false' to collect each module's own "
+             "parameters")
+        << Name << static_cast<unsigned>(Kind)
+        << Collected.Visit.Modules->getMethodDecl()->getName()
+        << Call->getMethodDecl()->getName() << Collected.List->getName()
+        << nameOr(Collected.Visit.Parameter, "?") << Collected.Visit.Visits;
+    if (!Call->getRParenLoc().isMacroID() &&
+        FixedRecursions.insert(Call).second) {
+      if (Call->getNumArgs() == 0 || isa<CXXDefaultArgExpr>(Call->getArg(0)))
+        Diag << FixItHint::CreateInsertion(Call->getRParenLoc(), "false");
+      else if (!Call->getArg(0)->getBeginLoc().isMacroID())
+        Diag << FixItHint::CreateReplacement(Call->getArg(0)->getSourceRange(),
+                                             "false");
+    }
+  } // The warning is emitted before its notes.
+  diag(Call->getExprLoc(), "'%0' is filled here, once for each module on a "
+                           "parameter's path",
+       DiagnosticIDs::Note)
+      << Collected.List->getName();
 }
 
 bool SharedParameterUpdateCheck::checkAddedGroup(

@@ -57,6 +57,9 @@ private:
   void reportHolderCopy(const Expr *Sink, llvm::StringRef Name,
                         const HolderCopy &Copy, std::optional<FixItHint> Fix,
                         ASTContext &AST);
+  void reportCollectedOverModules(
+      const Expr *Sink, SinkKind Kind, llvm::StringRef Name,
+      const ParameterSharingAnalysis::CollectedVisit &Collected);
   void reportRecursiveModuleLoop(
       const Expr *Sink, const Expr *ListExpr, llvm::StringRef Name,
       const ParameterSharingAnalysis::RepeatedVisit &Visit);
@@ -104,6 +107,9 @@ private:
   /// ModuleHolder copies that already carry a fix-it: a copy two sinks
   /// reach is repaired once.
   llvm::DenseSet<const Expr *> FixedCopies;
+  /// The parameters() calls of loops over modules() already given their
+  /// `false`: a list given to two sinks is fixed once.
+  llvm::DenseSet<const Expr *> FixedRecursions;
   /// The holder copies reported, by location: once each, whatever updates it.
   llvm::DenseSet<SourceLocation::UIntTy> ReportedCopies;
 };

@@ -6,6 +6,8 @@
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 
+#include <functional>
+
 namespace clang::tidy::libtorch {
 
 using detail::isStdContainer;
@@ -255,12 +257,79 @@ bool isModuleHandleMember(const FieldDecl *Field) {
 }
 
 /// Two module members that a constructor initialises with one handle:
-/// `target(online)`, or `online(n), target(n)`.
+/// `target(online)`, or `online(n), target(n)`; or a member a method assigns
+/// another's handle: `target_ = online_;`.
 struct MemberCopy {
   const FieldDecl *Copy = nullptr, *Original = nullptr;
   const CXXCtorInitializer *CopyInit = nullptr;
   const ValueDecl *Via = nullptr; ///< `n`, when both copy a third handle.
+  const CXXOperatorCallExpr *CopyAssign = nullptr; ///< `target_ = online_`.
 };
+
+/// The assignments of handle members of `this` in the bodies of Record's
+/// methods and constructors, with the member each one copies (null when the
+/// right-hand side is not another member's handle).
+std::vector<std::pair<const CXXOperatorCallExpr *, const FieldDecl *>>
+memberAssignments(const CXXRecordDecl *Record, const FieldDecl *Field) {
+  std::vector<std::pair<const CXXOperatorCallExpr *, const FieldDecl *>> Found;
+  std::function<void(const Stmt *)> Visit = [&](const Stmt *S) {
+    if (!S || isa<LambdaExpr>(S))
+      return;
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S);
+        Op && Op->isAssignmentOp() && Op->getNumArgs() == 2) {
+      const auto *Lhs = dyn_cast<MemberExpr>(Op->getArg(0)->IgnoreImplicit());
+      if (Lhs && Lhs->getMemberDecl() == Field &&
+          isa<CXXThisExpr>(Lhs->getBase()->IgnoreImplicit())) {
+        const auto *Rhs =
+            dyn_cast<MemberExpr>(skipModuleHandleCopies(Op->getArg(1)));
+        const auto *Source =
+            Rhs && isa<CXXThisExpr>(Rhs->getBase()->IgnoreImplicit())
+                ? dyn_cast<FieldDecl>(Rhs->getMemberDecl())
+                : nullptr;
+        Found.emplace_back(Op, Source);
+      }
+    }
+    llvm::for_each(S->children(), Visit);
+  };
+  for (const CXXMethodDecl *Method : Record->methods()) {
+    const FunctionDecl *Definition = nullptr;
+    if (!Method->isImplicit() && Method->hasBody(Definition))
+      Visit(Definition->getBody());
+  }
+  return Found;
+}
+
+// Note [A member assigned another member's handle]
+// `target_ = online_;` in a constructor's body or a method copies the
+// ModuleHolder as `target_(online_)` does. It is a copy only when it is the
+// one assignment of `target_` in the class, and `online_` is never assigned
+// a handle in a body: a member assigned in several places selects among
+// modules (`current_ = models_[i]`), and an original rebound later is a
+// module of its own again.
+std::optional<MemberCopy> assignedMemberCopy(const FieldDecl *Updated) {
+  const auto *Record = dyn_cast<CXXRecordDecl>(Updated->getParent());
+  if (!Record)
+    return std::nullopt;
+  for (const FieldDecl *Other : Record->fields()) {
+    if (Other == Updated || !isModuleHandleMember(Other))
+      continue;
+    // Updated copied into Other, or Other into Updated.
+    for (auto [Copy, Original] : {std::pair(Other, Updated),
+                                  std::pair(Updated, Other)}) {
+      auto CopyAssignments = memberAssignments(Record, Copy);
+      if (CopyAssignments.size() != 1 ||
+          CopyAssignments.front().second != Original ||
+          !memberAssignments(Record, Original).empty())
+        continue;
+      MemberCopy Result;
+      Result.Copy = Copy;
+      Result.Original = Original;
+      Result.CopyAssign = CopyAssignments.front().first;
+      return Result;
+    }
+  }
+  return std::nullopt;
+}
 
 std::optional<MemberCopy> findMemberCopy(const FieldDecl *Updated) {
   const auto *Record = dyn_cast<CXXRecordDecl>(Updated->getParent());
@@ -294,7 +363,7 @@ std::optional<MemberCopy> findMemberCopy(const FieldDecl *Updated) {
         return MemberCopy{Other, Updated, Init, UpdatedSource};
     }
   }
-  return std::nullopt;
+  return assignedMemberCopy(Updated);
 }
 
 /// What a local list variable was initialised from, when the function
@@ -362,14 +431,22 @@ HolderCopyAnalysis::memberCopy(const Expr *Sink, const MemberExpr *Updated,
   Finder.TraverseStmt(const_cast<Stmt *>(Function->getBody()));
   UsesAfterSink After(Function->getBody(), Sink,
                       Function->getASTContext().getSourceManager());
-  bool Used = llvm::any_of(Finder.References.lookup(Other),
-                           [&](const Expr *Use) { return After.isAfter(Use); });
+  // The copying assignment is no use of the copy.
+  auto IsUse = [&](const Expr *Ref) {
+    return !containsExpr(Copy->CopyAssign, Ref);
+  };
+  bool Used = llvm::any_of(Finder.References.lookup(Other), [&](const Expr *Use) {
+    return After.isAfter(Use) && IsUse(Use);
+  });
   for (const CXXMethodDecl *Method :
        cast<CXXRecordDecl>(Field->getParent())->methods()) {
     const FunctionDecl *Definition = nullptr;
-    if (!Used && Method->hasBody(Definition) &&
-        Definition->getCanonicalDecl() != Function->getCanonicalDecl())
-      Used = mentions(Definition->getBody(), Other);
+    if (Used || !Method->hasBody(Definition) ||
+        Definition->getCanonicalDecl() == Function->getCanonicalDecl())
+      continue;
+    LocalCopyFinder InMethod;
+    InMethod.TraverseStmt(const_cast<Stmt *>(Definition->getBody()));
+    Used = llvm::any_of(InMethod.References.lookup(Other), IsUse);
   }
   if (!Used)
     return std::nullopt;
@@ -377,6 +454,11 @@ HolderCopyAnalysis::memberCopy(const Expr *Sink, const MemberExpr *Updated,
   Result.Original = Copy->Original;
   Result.Copy = Copy->Copy;
   Result.Via = Copy->Via;
+  if (Copy->CopyAssign) {
+    Result.Where = Copy->CopyAssign->getBeginLoc();
+    Result.Init = Copy->CopyAssign->getArg(1);
+    return Result;
+  }
   Result.Where = Copy->CopyInit->getSourceLocation();
   Result.Init = Copy->CopyInit->getInit();
   Result.DirectInit = true;

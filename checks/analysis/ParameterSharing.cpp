@@ -1085,6 +1085,191 @@ static bool reachedOnEveryPass(const Stmt *Body, const Expr *Target) {
 // each once. Reported only when the inner loop runs for every module (no
 // branch on the module, such as `if (m->as<Linear>())`, and no early exit):
 // a loop that picks out leaf modules visits each parameter once.
+/// `root->modules()` or `root->named_modules()`, or null.
+static const CXXMemberCallExpr *modulesCall(const Expr *E) {
+  const auto *Call =
+      dyn_cast_or_null<CXXMemberCallExpr>(E ? skipModuleHandleCopies(E) : nullptr);
+  if (Call && (isLibtorchMethod(Call->getMethodDecl(), "modules") ||
+               isLibtorchMethod(Call->getMethodDecl(), "named_modules")))
+    return Call;
+  return nullptr;
+}
+
+/// The first parameter of Root that the loops visit more than once: once for
+/// each module on its registration path that yields it.
+static std::optional<ParameterSharingAnalysis::RepeatedVisit>
+firstRepeatedVisit(const ModuleValue &Root, const CXXMemberCallExpr *Modules) {
+  // modules(include_self), named_modules(prefix, include_self).
+  bool IncludeSelf = Modules->getMethodDecl()->getName() == "named_modules"
+                         ? boolArgument(Modules, 1, true)
+                         : boolArgument(Modules, 0, true);
+  for (const ParameterEntry &Entry : Root.Parameters) {
+    // One visit per module on the path: the root, then each registration
+    // of a module before the tensor's own.
+    unsigned Visits = static_cast<unsigned>(IncludeSelf) +
+                      static_cast<unsigned>(Entry.Route.size()) - 1;
+    if (Visits >= 2)
+      return ParameterSharingAnalysis::RepeatedVisit{Entry.name(), Visits,
+                                                     Modules};
+  }
+  return std::nullopt;
+}
+
+/// The variable a loop item names: `m` in `m`, and `item` in `item.value()`
+/// (an OrderedDict item of named_modules() or named_parameters()).
+static const VarDecl *itemVariable(const Expr *E) {
+  E = E ? skipModuleHandleCopies(E) : nullptr;
+  if (const auto *Value = dyn_cast_or_null<CXXMemberCallExpr>(E);
+      Value && Value->getMethodDecl() && Value->getMethodDecl()->getIdentifier() &&
+      Value->getMethodDecl()->getName() == "value" && Value->getNumArgs() == 0)
+    E = skipModuleHandleCopies(Value->getImplicitObjectArgument());
+  const auto *Ref = dyn_cast_or_null<DeclRefExpr>(E);
+  const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  return Var && Var->getParentFunctionOrMethod() ? Var : nullptr;
+}
+
+// Note [Lists collected over modules()]
+// `for (auto &item : root->named_modules()) for (auto &p :
+// item.value()->named_parameters()) decay.push_back(p.value());` collects a
+// parameter once for each module on its path, as the hand-written update of
+// Note [Recursive parameters in a loop over modules] updates it. The list is
+// often split on the way (weight-decay groups by name, `requires_grad`), so
+// its contents are unknown; but a filter that reads only the parameter (its
+// name, its value) sends every visit of one tensor the same way, so the
+// tensor lands in one list as many times as it is visited. Reported at a
+// sink whose list is, or is built from (groups of), such a list, when:
+// - the list is declared outside both loops;
+// - the inner loop runs on every pass of the outer one, and no `break`,
+//   `return` or `goto` leaves either;
+// - no condition inside the loops reads the module variable or a local of
+//   the outer loop's body (`if (item.key() == "head")`, `if (m->as<Linear>())`
+//   pick out modules, and leaf modules visit each parameter once).
+std::optional<ParameterSharingAnalysis::CollectedVisit>
+ParameterSharingAnalysis::collectedOverModules(const Expr *ListExpr) {
+  // The local lists the sink's list reads, and those they are built from.
+  llvm::SmallVector<const VarDecl *, 4> Lists;
+  std::function<void(const Stmt *, unsigned)> Gather = [&](const Stmt *S,
+                                                           unsigned Depth) {
+    if (!S)
+      return;
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
+      if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+          Var && Var->isLocalVarDecl() && !llvm::is_contained(Lists, Var)) {
+        Lists.push_back(Var);
+        if (Depth < 2) {
+          Gather(Var->getInit(), Depth + 1);
+          for (const CallExpr *Call : indexOf(Var).Calls.lookup(Var))
+            if (isContainerMutation(Call))
+              for (const Expr *Arg : Call->arguments())
+                Gather(Arg, Depth + 1);
+        }
+      }
+    for (const Stmt *Child : S->children())
+      Gather(Child, Depth);
+  };
+  Gather(ListExpr, 0);
+  for (const VarDecl *List : Lists) {
+    for (const CallExpr *Push : indexOf(List).Calls.lookup(List)) {
+      if (!isContainerMutation(Push) || Push->getNumArgs() == 0)
+        continue;
+      const VarDecl *Param = itemVariable(Push->getArg(Push->getNumArgs() - 1));
+      if (std::optional<CollectedVisit> Visit = collectedVisit(Push, Param, List))
+        return Visit;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<ParameterSharingAnalysis::CollectedVisit>
+ParameterSharingAnalysis::collectedVisit(const CallExpr *Push,
+                                         const VarDecl *Param,
+                                         const VarDecl *List) {
+  if (!Param)
+    return std::nullopt;
+  const FunctionIndex &Index = indexOf(Param);
+  const CXXForRangeStmt *Inner = Index.RangeLoops.lookup(Param);
+  const auto *Parameters = Inner ? dyn_cast<CXXMemberCallExpr>(skipModuleHandleCopies(
+                                       Inner->getRangeInit()))
+                                 : nullptr;
+  if (!isParametersCall(Parameters) || !boolArgument(Parameters, 0, true))
+    return std::nullopt;
+  const VarDecl *Module = itemVariable(Parameters->getImplicitObjectArgument());
+  const CXXForRangeStmt *Outer = Module ? Index.RangeLoops.lookup(Module) : nullptr;
+  const CXXMemberCallExpr *Modules = Outer ? modulesCall(Outer->getRangeInit()) : nullptr;
+  const SourceManager &SM = AST.getSourceManager();
+  if (!Modules || !SM.isBeforeInTranslationUnit(List->getLocation(),
+                                                Outer->getBeginLoc()))
+    return std::nullopt;
+  // The inner loop runs on every pass of the outer one: no branch above it,
+  // and no exit of the outer body outside it.
+  bool Reached = false, Skips = false;
+  std::function<void(const Stmt *, bool)> Pass = [&](const Stmt *S,
+                                                     bool Branch) {
+    if (!S || isa<LambdaExpr>(S))
+      return;
+    if (S == Inner) {
+      Reached = !Branch;
+      return;
+    }
+    Skips |= isa<ContinueStmt, BreakStmt, ReturnStmt, GotoStmt>(S);
+    const auto *Binary = dyn_cast<BinaryOperator>(S);
+    bool Inside = Branch || isa<IfStmt, SwitchStmt, ConditionalOperator>(S) ||
+                  (Binary && Binary->isLogicalOp());
+    for (const Stmt *Child : S->children())
+      Pass(Child, Inside);
+  };
+  Pass(Outer->getBody(), false);
+  if (!Reached || Skips)
+    return std::nullopt;
+  // What a condition must not read: the module and what the outer body
+  // derives from it.
+  llvm::SmallVector<const ValueDecl *, 4> ModuleSide = {Module};
+  std::function<void(const Stmt *)> Declared = [&](const Stmt *S) {
+    if (!S || S == Inner)
+      return;
+    if (const auto *Decls = dyn_cast<DeclStmt>(S))
+      for (const Decl *D : Decls->decls())
+        if (const auto *Var = dyn_cast<VarDecl>(D))
+          ModuleSide.push_back(Var);
+    llvm::for_each(S->children(), Declared);
+  };
+  Declared(Outer->getBody());
+  bool Picks = false;
+  std::function<void(const Stmt *)> Check = [&](const Stmt *S) {
+    if (!S || isa<LambdaExpr>(S))
+      return;
+    const Stmt *Condition = nullptr;
+    if (const auto *If = dyn_cast<IfStmt>(S))
+      Condition = If->getCond();
+    else if (const auto *Switch = dyn_cast<SwitchStmt>(S))
+      Condition = Switch->getCond();
+    else if (const auto *Ternary = dyn_cast<ConditionalOperator>(S))
+      Condition = Ternary->getCond();
+    else if (const auto *Binary = dyn_cast<BinaryOperator>(S);
+             Binary && Binary->isLogicalOp())
+      Condition = Binary;
+    Picks |= isa<BreakStmt, ReturnStmt, GotoStmt>(S);
+    if (Condition)
+      Picks |= llvm::any_of(ModuleSide, [&](const ValueDecl *Decl) {
+        return mentions(Condition, Decl);
+      });
+    llvm::for_each(S->children(), Check);
+  };
+  Check(Inner->getBody());
+  std::function<bool(const Stmt *)> Holds = [&](const Stmt *S) {
+    return S == Push || (S && llvm::any_of(S->children(), Holds));
+  };
+  if (Picks || !Holds(Inner->getBody()))
+    return std::nullopt;
+  std::optional<ModuleValue> Root = moduleValue(Modules->getImplicitObjectArgument());
+  if (!Root)
+    return std::nullopt;
+  std::optional<RepeatedVisit> Visit = firstRepeatedVisit(*Root, Modules);
+  if (!Visit)
+    return std::nullopt;
+  return CollectedVisit{*Visit, Parameters, List};
+}
+
 std::optional<ParameterSharingAnalysis::RepeatedVisit>
 ParameterSharingAnalysis::recursiveModuleLoop(const Expr *List) {
   const auto *Call = dyn_cast_or_null<CXXMemberCallExpr>(
@@ -1105,15 +1290,7 @@ ParameterSharingAnalysis::recursiveModuleLoop(const Expr *List) {
       moduleValue(Modules->getImplicitObjectArgument());
   if (!Root)
     return std::nullopt;
-  unsigned Self = boolArgument(Modules, 0, true) ? 1 : 0;
-  for (const ParameterEntry &Entry : Root->Parameters) {
-    // One visit per module on the path: the root, then each registration
-    // of a module before the tensor's own.
-    unsigned Visits = Self + static_cast<unsigned>(Entry.Route.size()) - 1;
-    if (Visits >= 2)
-      return RepeatedVisit{Entry.name(), Visits, Modules};
-  }
-  return std::nullopt;
+  return firstRepeatedVisit(*Root, Modules);
 }
 
 std::optional<ParameterTie>

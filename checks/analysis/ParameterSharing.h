@@ -204,6 +204,17 @@ public:
   /// first parameter the two loops visit more than once (Note [Recursive
   /// parameters in a loop over modules]).
   std::optional<RepeatedVisit> recursiveModuleLoop(const Expr *List);
+  /// A parameter a sink's list holds more than once because it was
+  /// collected in a loop over modules() whose inner parameters() recurses.
+  struct CollectedVisit {
+    RepeatedVisit Visit;
+    const CXXMemberCallExpr *Parameters = nullptr; ///< The inner call.
+    const VarDecl *List = nullptr;                 ///< The list it fills.
+  };
+  /// For a sink's list that is, or is built from, a local list filled with
+  /// the parameters of such a pair of loops (Note [Lists collected over
+  /// modules()]).
+  std::optional<CollectedVisit> collectedOverModules(const Expr *ListExpr);
   /// A container of module handles filled with copies of one handle:
   /// `std::vector<Linear> v(n, Linear(...))` or `v.assign(n, ...)`.
   struct ContainerFill {
@@ -251,6 +262,11 @@ private:
   /// Whether Arg, added in Loop, is the same handle on every iteration.
   bool sameEachIteration(const Expr *Arg, const Stmt *Loop);
   const VarDecl *loopContainerOf(const Expr *List);
+  /// For Push, a mutation of List with the item Param of a loop: the
+  /// repeated visit, when the loops are those of collectedOverModules.
+  std::optional<CollectedVisit> collectedVisit(const CallExpr *Push,
+                                               const VarDecl *Param,
+                                               const VarDecl *List);
   ObjectKey freshKey(const void *Creator) const;
   const ModuleValue *modelOfThis(const CXXRecordDecl *Impl);
   std::string nameArgument(const Expr *E) const;

@@ -77,6 +77,9 @@ public:
   OrderedDict<std::string, Tensor> named_parameters(bool recurse = true) const;
   std::vector<Tensor> buffers(bool recurse = true) const;
   std::vector<std::shared_ptr<Module>> modules(bool include_self = true) const;
+  OrderedDict<std::string, std::shared_ptr<Module>>
+  named_modules(const std::string &name_prefix = std::string(),
+                bool include_self = true) const;
   std::vector<std::shared_ptr<Module>> children() const;
   Tensor &register_parameter(std::string name, Tensor tensor,
                              bool requires_grad = true);
