@@ -330,6 +330,12 @@ void SharedParameterUpdateCheck::checkSink(const Expr *Sink, const Expr *ListExp
       reportCollectedOverModules(Sink, Kind, Name, *Collected);
       return;
     }
+  if (Kind == SinkKind::AddParamGroup)
+    if (std::optional<RepeatedGroup> Repeated = repeatedGroup(
+            cast<CXXMemberCallExpr>(Sink), Function, analysis(AST))) {
+      reportRepeatedGroup(Sink, *Repeated);
+      return;
+    }
   std::optional<std::vector<ParameterEntry>> List =
       ModuleLoop ? analysis(AST).moduleLoopParameters(ListExpr)
                  : analysis(AST).parameterList(ListExpr);
@@ -448,6 +454,44 @@ void SharedParameterUpdateCheck::reportCollectedOverModules(
                            "parameter's path",
        DiagnosticIDs::Note)
       << Collected.List->getName();
+}
+
+void SharedParameterUpdateCheck::reportRepeatedGroup(
+    const Expr *Sink, const RepeatedGroup &Repeated) {
+  using Kind = RepeatedGroup::Kind;
+  llvm::StringRef Consequence =
+      "each step() updates a parameter once per group that holds it; add "
+      "only the parameters new to this pass";
+  switch (Repeated.K) {
+  case Kind::SameList:
+    diag(Sink->getExprLoc(),
+         "'add_param_group' adds the same parameters on every pass of the "
+         "loop: %0")
+        << Consequence;
+    diag(Repeated.Loop->getBeginLoc(), "the loop is here", DiagnosticIDs::Note);
+    return;
+  case Kind::GrowingList:
+    diag(Sink->getExprLoc(),
+         "'add_param_group' is given '%0' on every pass of the loop, and '%0' "
+         "keeps what earlier passes put in it: %1")
+        << Repeated.List->getName() << Consequence;
+    diag(Repeated.Growth->getExprLoc(),
+         "'%0' grows here, and the loop never empties it", DiagnosticIDs::Note)
+        << Repeated.List->getName();
+    return;
+  case Kind::GrowingHelper: {
+    const auto *Helper = Repeated.Helper->getDirectCallee();
+    diag(Sink->getExprLoc(),
+         "'add_param_group' is given the list '%0' returns for '%1' on every "
+         "pass of the loop, and the list grows with '%1': %2")
+        << Helper->getName() << Repeated.Counter->getName() << Consequence;
+    diag(Repeated.HelperLoop->getBeginLoc(),
+         "'%0' collects from the same start up to '%1' here",
+         DiagnosticIDs::Note)
+        << Helper->getName() << Repeated.Bound->getName();
+    return;
+  }
+  }
 }
 
 bool SharedParameterUpdateCheck::checkAddedGroup(

@@ -5,6 +5,7 @@
 
 #include "ParameterSharing.h"
 #include "ParameterUpdates.h"
+#include "RepeatedGroups.h"
 #include "WorkerEntryPoints.h"
 
 #include "AliasCheckBase.h"
@@ -57,6 +58,7 @@ private:
   void reportHolderCopy(const Expr *Sink, llvm::StringRef Name,
                         const HolderCopy &Copy, std::optional<FixItHint> Fix,
                         ASTContext &AST);
+  void reportRepeatedGroup(const Expr *Sink, const RepeatedGroup &Repeated);
   void reportCollectedOverModules(
       const Expr *Sink, SinkKind Kind, llvm::StringRef Name,
       const ParameterSharingAnalysis::CollectedVisit &Collected);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <string>
 #include <vector>
 
 namespace {
@@ -224,6 +225,67 @@ TEST(ParameterListFacts, OneTensorUnderTwoNamesIsSteppedByBothOptimizers) {
   EXPECT_TRUE(torch::allclose(critic, torch::full({2}, -1.0)));
   critic_opt.step();
   EXPECT_TRUE(torch::allclose(actor, torch::full({2}, -2.0)));
+}
+
+// Note [Lists collected over modules()]: named_modules() yields the root and
+// every submodule, and named_parameters() recurses, so a parameter is
+// collected once per module on its path; a split by the parameter's name
+// sends every visit to the same list.
+TEST(ParameterListFacts, NamedModulesTimesNamedParametersRepeatsNestedOnes) {
+  auto root = std::make_shared<torch::nn::Module>();
+  EncoderHead inner = root->register_module("inner", EncoderHead());
+  std::vector<at::Tensor> decay, no_decay, own, without_root;
+  for (const auto &item : root->named_modules()) {
+    for (const auto &param : item.value()->named_parameters()) {
+      if (param.key().find("bias") != std::string::npos)
+        no_decay.push_back(param.value());
+      else
+        decay.push_back(param.value());
+    }
+    for (const auto &param : item.value()->named_parameters(false))
+      own.push_back(param.value());
+  }
+  for (const auto &item : root->named_modules("", /*include_self=*/false))
+    for (const auto &param : item.value()->named_parameters())
+      without_root.push_back(param.value());
+  EXPECT_EQ(occurrences(decay, inner->encoder->weight), 3u);
+  EXPECT_EQ(occurrences(no_decay, inner->encoder->bias), 3u);
+  EXPECT_EQ(occurrences(decay, inner->encoder->bias), 0u);
+  EXPECT_EQ(occurrences(without_root, inner->encoder->weight), 2u);
+  EXPECT_EQ(occurrences(own, inner->encoder->weight), 1u);
+  // The optimizer built from the two groups steps the weight three times.
+  torch::NoGradGuard no_grad;
+  at::Tensor before = inner->encoder->weight.clone();
+  torch::optim::SGD opt({torch::optim::OptimizerParamGroup(decay),
+                         torch::optim::OptimizerParamGroup(no_decay)},
+                        torch::optim::SGDOptions(1.0));
+  for (const auto &p : root->parameters())
+    p.mutable_grad() = torch::ones_like(p);
+  opt.step();
+  EXPECT_TRUE(torch::allclose(inner->encoder->weight, before - 3));
+}
+
+// Note [Groups added on every pass of a loop]: add_param_group accepts a
+// group that repeats earlier groups' tensors, and each group steps them, so
+// a list that grows from pass to pass steps the first part once per pass.
+TEST(ParameterListFacts, GrowingGroupAddedEachPassStepsEarlyPartsPerPass) {
+  torch::NoGradGuard no_grad;
+  EncoderHead model;
+  at::Tensor encoder_before = model->encoder->weight.clone();
+  at::Tensor head_before = model->head->weight.clone();
+  torch::optim::SGD opt(std::vector<at::Tensor>{}, torch::optim::SGDOptions(1.0));
+  std::vector<at::Tensor> unfrozen;
+  for (auto *part : {model->encoder.ptr().get(), model->head.ptr().get()}) {
+    auto params = part->parameters();
+    unfrozen.insert(unfrozen.end(), params.begin(), params.end());
+    opt.add_param_group(torch::optim::OptimizerParamGroup(unfrozen));
+  }
+  ASSERT_EQ(opt.param_groups().size(), 3u);
+  for (const auto &p : model->parameters())
+    p.mutable_grad() = torch::ones_like(p);
+  opt.step();
+  EXPECT_TRUE(torch::allclose(model->encoder->weight, encoder_before - 2));
+  EXPECT_TRUE(torch::allclose(model->head->weight, head_before - 1));
 }
 
 } // namespace

@@ -426,3 +426,81 @@ void NegativeAverageOfTiedModel() {
   ParameterAverage average(model->parameters());
   average.update();
 }
+
+// Note [Lists collected over modules()]: weight-decay groups split by name
+// from named_modules() x named_parameters().
+struct NestedImpl : torch::nn::Module {
+  NestedImpl() : inner(register_module("inner", EncoderHead())) {}
+  EncoderHead inner;
+};
+TORCH_MODULE(Nested);
+
+void PositiveDecayGroupsOverNamedModules(Nested &model) {
+  std::vector<torch::Tensor> decay, no_decay;
+  for (const auto &item : model->named_modules())
+    for (const auto &param : item.value()->named_parameters()) {
+      // CHECK-FIXES: for (const auto &param : item.value()->named_parameters(false)) {
+      if (param.key().find("bias") != std::string::npos)
+        no_decay.push_back(param.value());
+      else
+        decay.push_back(param.value());
+    }
+  std::vector<torch::optim::OptimizerParamGroup> groups;
+  groups.emplace_back(decay);
+  groups.emplace_back(no_decay);
+  torch::optim::SGD opt(groups, torch::optim::SGDOptions(0.1));
+  // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'SGD' is built from parameters collected over named_modules(): 'named_parameters' recurses into submodules, so 'decay' holds parameter 'inner.encoder.weight' 3 times
+}
+
+void NegativeOwnParametersOverNamedModules(Nested &model) {
+  std::vector<torch::Tensor> params;
+  for (const auto &item : model->named_modules())
+    for (const auto &param : item.value()->named_parameters(false))
+      params.push_back(param.value());
+  torch::optim::SGD opt(params, torch::optim::SGDOptions(0.1));
+}
+
+// Note [Groups added on every pass of a loop].
+void PositiveGrowingGroup(Nested &model, torch::optim::SGD &opt) {
+  std::vector<torch::Tensor> unfrozen;
+  for (auto *part : {model->inner->encoder.ptr().get(), model->inner->head.ptr().get()}) {
+    auto params = part->parameters();
+    unfrozen.insert(unfrozen.end(), params.begin(), params.end());
+    opt.add_param_group(torch::optim::OptimizerParamGroup(unfrozen));
+    // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'add_param_group' is given 'unfrozen' on every pass of the loop, and 'unfrozen' keeps what earlier passes put in it
+  }
+}
+
+std::vector<torch::Tensor> firstParts(EncoderHead &model, int count) {
+  std::vector<torch::Tensor> params;
+  for (int k = 0; k < count; ++k)
+    for (auto &p : model->children()[k]->parameters())
+      params.push_back(p);
+  return params;
+}
+
+void PositiveHelperPrefixGroup(EncoderHead &model, torch::optim::SGD &opt) {
+  for (int stage = 1; stage <= 2; ++stage)
+    opt.add_param_group(torch::optim::OptimizerParamGroup(firstParts(model, stage)));
+  // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'add_param_group' is given the list 'firstParts' returns for 'stage' on every pass of the loop, and the list grows with 'stage'
+}
+
+void NegativeOnePartPerPass(EncoderHead &model, torch::optim::SGD &opt) {
+  for (auto &child : model->children())
+    opt.add_param_group(torch::optim::OptimizerParamGroup(child->parameters()));
+}
+
+// Note [A member assigned another member's handle].
+class TargetByAssignment {
+public:
+  TargetByAssignment() : opt_(online_->parameters(), torch::optim::SGDOptions(0.1)) {
+    target_ = online_;
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'SGD' updates the parameters of 'online_', and 'target_' is a copy of its ModuleHolder, not of the module
+  }
+  torch::Tensor bootstrap(const torch::Tensor &x) { return target_(x); }
+
+private:
+  torch::nn::Linear online_{4, 2};
+  torch::nn::Linear target_{nullptr};
+  torch::optim::SGD opt_;
+};
