@@ -309,6 +309,27 @@ void WorkerMissingCloneCheck::checkDatasetWrites(
     return analyze(F, AST, /*RequireWrites=*/false);
   };
   DatasetViewFinder Finder(table(), Analyze);
+  if (const auto *Get = dyn_cast<CXXMethodDecl>(Function))
+    if (std::optional<RefilledMember> Refilled = Finder.refilledMember(Get)) {
+      // The write and the return are both get()'s: the fix-it, a clone
+      // where get() returns the member, goes with the warning.
+      const Expr *Returned = Refilled->View.Returned;
+      {
+        auto Diag =
+            diag(Refilled->Write->Call->getExprLoc(),
+                 "'%0' refills member '%1' in place in 'get()', which returns "
+                 "it: every example shares one storage, so a batch's examples "
+                 "all hold the last sample, and the DataLoader's workers, each "
+                 "with a copy of dataset '%2', write it at once")
+            << Refilled->Write->Operator << Refilled->View.Member->getName()
+            << Refilled->View.Dataset->getName();
+        if (FixedViews.insert(Returned).second)
+          Diag << appendClone(Returned, AST.getSourceManager(), getLangOpts());
+      } // The warning is emitted before its note.
+      diag(Returned->getBeginLoc(), "'get()' returns member '%0' here",
+           DiagnosticIDs::Note)
+          << Refilled->View.Member->getName();
+    }
   WriteChains Chains;
   for (const DatasetWrite &W : Finder.find(Analysis, Function->getBody())) {
     if (Chains.continuesReported(*W.Write))

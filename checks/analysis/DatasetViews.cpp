@@ -122,6 +122,35 @@ DatasetViewFinder::viewReturnedBy(const CXXRecordDecl *Dataset,
   return std::nullopt;
 }
 
+// Note [A member refilled by get()]
+// A get() that decodes each sample into a member buffer, to save an
+// allocation, and returns that member (or a view of it) hands out one
+// storage as every example. The DataLoader calls get() for each index of a
+// batch before Stack<> collates the examples, so each row holds the last
+// sample decoded; and each worker's copy of the dataset copies the member's
+// handle, so the workers' get() calls write one buffer at once. A write to
+// the member in get() and a return of it as the example's data or target is
+// the bug; returning a clone is the repair.
+std::optional<RefilledMember>
+DatasetViewFinder::refilledMember(const CXXMethodDecl *Get) {
+  const CXXRecordDecl *Dataset = Get->getParent();
+  if (!isDataset(Dataset) || ownGet(Dataset) != Get)
+    return std::nullopt;
+  const FunctionAliasAnalysis *GetAnalysis = Analyze(Get);
+  if (!GetAnalysis)
+    return std::nullopt;
+  for (unsigned Position = 0; Position < 2; ++Position) {
+    std::optional<DatasetView> View = viewReturnedBy(Dataset, Position);
+    if (!View)
+      continue;
+    for (const WriteEvent &Write : GetAnalysis->writes())
+      if (Write.Value.Root == View->Member &&
+          Write.Value.RootOrigin == Origin::ObjectState)
+        return RefilledMember{*View, &Write};
+  }
+  return std::nullopt;
+}
+
 const Expr *DatasetViewFinder::exampleOf(const Expr *Target,
                                          unsigned &Position) const {
   for (unsigned Depth = 0; Target && Depth < 16; ++Depth) {

@@ -48,6 +48,13 @@ struct DatasetView {
   const FieldDecl *Member = nullptr;
 };
 
+/// A member a dataset's get() writes in place and returns (Note [A member
+/// refilled by get()]).
+struct RefilledMember {
+  DatasetView View;
+  const WriteEvent *Write = nullptr; ///< The write in get().
+};
+
 /// An in-place write to an example that is a view of its dataset.
 struct DatasetWrite {
   const WriteEvent *Write = nullptr;
@@ -70,6 +77,10 @@ public:
   /// Position (0 for `data`, 1 for `target`), if it is the dataset's storage.
   std::optional<DatasetView> viewReturnedBy(const CXXRecordDecl *Dataset,
                                             unsigned Position);
+
+  /// For Get, a dataset's own get(): the member it writes in place and
+  /// returns (or returns a view of), if there is one.
+  std::optional<RefilledMember> refilledMember(const CXXMethodDecl *Get);
 
 private:
   /// The example whose member Target is, and that member's number.

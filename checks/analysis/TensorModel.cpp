@@ -537,6 +537,33 @@ bool isTensorListType(QualType Type) {
          isTensorType(Args[0].getAsType());
 }
 
+bool isTensorContainerType(QualType Type) {
+  const auto *Spec =
+      dyn_cast_or_null<ClassTemplateSpecializationDecl>(recordOf(Type));
+  static constexpr llvm::StringLiteral Holders[] = {
+      "vector", "deque",         "list",          "forward_list",
+      "array",  "map",           "multimap",      "unordered_map",
+      "unordered_multimap",      "pair",          "tuple",
+      "optional"};
+  if (!Spec || !Spec->isInStdNamespace() || !Spec->getIdentifier() ||
+      !llvm::is_contained(Holders, Spec->getName()))
+    return false;
+  auto Holds = [](const TemplateArgument &Arg) {
+    return Arg.getKind() == TemplateArgument::Type &&
+           (isTensorType(Arg.getAsType()) ||
+            isTensorContainerType(Arg.getAsType()));
+  };
+  for (const TemplateArgument &Arg : Spec->getTemplateArgs().asArray()) {
+    if (Arg.getKind() == TemplateArgument::Pack) {
+      if (llvm::any_of(Arg.pack_elements(), Holds))
+        return true;
+    } else if (Holds(Arg)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 bool isLibtorchDecl(const Decl *D) {
   const NamespaceDecl *NS = outermostNamespace(D->getDeclContext());
   if (!NS)

@@ -31,6 +31,11 @@ bool isTensorType(QualType Type);
 /// hold the views returned by `split`, `chunk` and `unbind`.
 bool isTensorListType(QualType Type);
 
+/// True for a standard container, pair, tuple or optional that holds tensors
+/// (`std::map<std::string, at::Tensor>`, `std::array<at::Tensor, 2>`,
+/// `std::vector<std::pair<int, at::Tensor>>`): copying it copies handles.
+bool isTensorContainerType(QualType Type);
+
 /// True if Decl is declared in namespace at, c10 or torch (directly or nested),
 /// i.e. it is libtorch's own code, not the user's.
 bool isLibtorchDecl(const Decl *Decl);

@@ -43,14 +43,14 @@ bool holdsTensors(QualType Type) {
   return llvm::any_of(Record->getDefinition()->fields(),
                       [](const FieldDecl *Field) {
                         return isTensorType(Field->getType()) ||
-                               isTensorListType(Field->getType());
+                               isTensorContainerType(Field->getType());
                       });
 }
 
 std::optional<SharedKind> sharedKind(QualType Type) {
   if (isTensorType(Type))
     return SharedKind::Tensor;
-  if (isTensorListType(Type))
+  if (isTensorContainerType(Type))
     return SharedKind::Container;
   if (moduleImplOf(Type))
     return SharedKind::Module;
@@ -235,6 +235,14 @@ WorkerRaceAnalysis::placeOf(const Expr *E, unsigned Depth) const {
           return Place;
         continue;
       }
+      // `std::get<1>(entry)`: an element of a pair or tuple of tensors.
+      if (const FunctionDecl *Callee = Call->getDirectCallee();
+          Callee && Callee->isInStdNamespace() && Callee->getIdentifier() &&
+          Callee->getName() == "get" && Call->getNumArgs() == 1 &&
+          isTensorContainerType(Call->getArg(0)->getType())) {
+        E = Call->getArg(0);
+        continue;
+      }
       const auto *Method =
           dyn_cast_or_null<CXXMethodDecl>(Call->getDirectCallee());
       const Expr *Object = nullptr;
@@ -244,8 +252,9 @@ WorkerRaceAnalysis::placeOf(const Expr *E, unsigned Depth) const {
         Object = Call->getArg(0);
       if (!Method || !Object)
         return Place;
-      // `v[i]`, `v.at(i)`: an element of a container of tensors.
-      if (isTensorListType(Object->getType())) {
+      // `v[i]`, `v.at(i)`, `features["mel"]`: an element of a container of
+      // tensors.
+      if (isTensorContainerType(Object->getType())) {
         unsigned First = isa<CXXOperatorCallExpr>(Call) ? 1 : 0;
         if (!Index && Call->getNumArgs() > First)
           Index = Call->getArg(First);
@@ -279,7 +288,9 @@ WorkerRaceAnalysis::placeOf(const Expr *E, unsigned Depth) const {
       }
       if (Access->isArrow())
         return Place;
-      Member = Field;
+      // `kv.second` of a std::pair: the element, not a member of a struct.
+      if (!Field->getParent()->isInStdNamespace())
+        Member = Field;
       E = Object;
       continue;
     }

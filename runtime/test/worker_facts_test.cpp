@@ -7,6 +7,8 @@
 #include <ATen/Parallel.h>
 
 #include <functional>
+#include <map>
+#include <string>
 #include <future>
 #include <mutex>
 #include <queue>
@@ -84,6 +86,37 @@ TEST(WorkerFacts, ParallelForChunksSplitTheRangeWithoutOverlap) {
   EXPECT_EQ(chunks.back().second, 1024);
   for (size_t i = 1; i < chunks.size(); ++i)
     EXPECT_EQ(chunks[i - 1].second, chunks[i].first);
+}
+
+TEST(WorkerFacts, ACopiedMapOfTensorsSharesEachTensorsStorage) {
+  std::map<std::string, torch::Tensor> features{{"mel", torch::ones({4})}};
+  auto copy = features; // What a by-value capture or argument makes.
+  for (auto &kv : features)
+    kv.second.sub_(1);
+  EXPECT_EQ(copy.at("mel").sum().item<float>(), 0.0f);
+}
+
+// Note [A member refilled by get()]: the DataLoader collects a batch's
+// examples before Stack<> stacks them, so a get() that refills and returns a
+// member hands out one storage: every row is the last sample.
+struct ScratchDataset : torch::data::datasets::Dataset<ScratchDataset> {
+  torch::data::Example<> get(size_t index) override {
+    scratch_.fill_(static_cast<double>(index));
+    return {scratch_, torch::tensor(static_cast<int64_t>(index))};
+  }
+  c10::optional<size_t> size() const override { return 4; }
+  torch::Tensor scratch_ = torch::zeros({2});
+};
+
+TEST(WorkerFacts, ARefilledMemberReturnedByGetMakesEveryRowTheLastSample) {
+  auto loader = torch::data::make_data_loader<torch::data::samplers::SequentialSampler>(
+      ScratchDataset().map(torch::data::transforms::Stack<>()), 4);
+  for (auto &batch : *loader) {
+    ASSERT_EQ(batch.data.size(0), 4);
+    // Labels 0..3, data all 3: the last index decoded.
+    EXPECT_EQ(batch.target[0].item<int64_t>(), 0);
+    EXPECT_TRUE(torch::allclose(batch.data, torch::full({4, 2}, 3.0)));
+  }
 }
 
 } // namespace

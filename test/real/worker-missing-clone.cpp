@@ -5,6 +5,8 @@
 #include <torch/torch.h>
 
 #include <functional>
+#include <map>
+#include <string>
 #include <future>
 #include <mutex>
 #include <thread>
@@ -193,3 +195,34 @@ void PositiveStoredFunction(torch::Tensor buf) {
   buf.add_(1);
   t.join();
 }
+
+// A std::map of tensors copied into at::launch, normalised in place.
+void PositiveMapIntoLaunch(std::map<std::string, torch::Tensor> feats) {
+  at::launch([feats] { (void)feats.at("mel").sum(); });
+  // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: by-value capture 'feats' holds tensors that share their storage with worker entry point 'at::launch' and the spawner writes them in place before the worker is joined
+  for (auto &kv : feats) {
+    auto &t = kv.second;
+    t.sub_(t.mean());
+  }
+}
+
+// Note [A member refilled by get()].
+struct ScratchDataset : torch::data::datasets::Dataset<ScratchDataset> {
+  torch::data::Example<> get(size_t index) override {
+    scratch_.fill_(static_cast<double>(index));
+    // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'fill_' refills member 'scratch_' in place in 'get()', which returns it
+    return {scratch_, torch::tensor(static_cast<int64_t>(index))};
+    // CHECK-FIXES: return {scratch_.clone(), torch::tensor(static_cast<int64_t>(index))};
+  }
+  torch::optional<size_t> size() const override { return 4; }
+  torch::Tensor scratch_ = torch::zeros({2});
+};
+
+struct ClonedScratchDataset : torch::data::datasets::Dataset<ClonedScratchDataset> {
+  torch::data::Example<> get(size_t index) override {
+    scratch_.fill_(static_cast<double>(index));
+    return {scratch_.clone(), torch::tensor(static_cast<int64_t>(index))};
+  }
+  torch::optional<size_t> size() const override { return 4; }
+  torch::Tensor scratch_ = torch::zeros({2});
+};
