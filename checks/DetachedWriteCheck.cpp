@@ -46,7 +46,7 @@ static bool callsModuleAndBackward(const Stmt *Body, bool Backward) {
     const auto *Call = dyn_cast<CallExpr>(S);
     if (!Call)
       return;
-    Module |= moduleCallOf(Call).has_value();
+    Module |= moduleCallOf(Call).has_value() || helperForward(Call).has_value();
     const FunctionDecl *Callee = Call->getDirectCallee();
     Backward |=
         Callee && Callee->getIdentifier() &&
@@ -185,20 +185,21 @@ bool DetachedWriteCheck::checkInPlaceWrite(const WriteEvent &Write,
   if (!Save || (!Save->IsResult && Autograd.requiresGrad(Write.Value.Root) &&
                 !writesGradLeaf(Write, table())))
     return false;
-  // A helper's write is reported where it harms, at the backward, as a
-  // callee's write into module state is (Note [Module state written before
-  // backward]); the notes point at the call and at the write.
-  std::optional<SourceLocation> Backward =
-      Write.CalleeWrite ? Autograd.backwardNeeding(*Save, Write.Call) : std::nullopt;
-  diag(Backward.value_or(Write.Call->getExprLoc()),
+  // A helper's write is reported at the helper's call, the statement out of
+  // place, as a callee's write into module state is (Note [Module state
+  // written before backward]); the notes point at the write (the alias
+  // notes) and at the backward that needs the tensor.
+  diag(Write.Call->getExprLoc(),
        "'%0' writes in place into %1, which '%2' saved for backward; backward "
        "throws 'one of the variables needed for gradient computation has "
        "been modified by an inplace operation'")
       << Write.Operator << describeRoot(Write.Value) << Save->Operator;
-  if (Backward)
-    diag(Write.Call->getExprLoc(), "'%0' is called here", DiagnosticIDs::Note)
-        << Write.Operator;
   addAliasNotes(Write);
+  if (Write.CalleeWrite)
+    if (std::optional<SourceLocation> Backward =
+            Autograd.backwardNeeding(*Save, Write.Call))
+      diag(*Backward, "the backward that needs it runs here",
+           DiagnosticIDs::Note);
   noteSave(*Save);
   return true;
 }
@@ -239,8 +240,8 @@ static bool sameModule(const ModuleInstance &A, const ModuleInstance &B) {
 // parameter is a leaf that requires grad, and autograd refuses that write
 // at once. The write is
 // reported where it is, or, when a function of the translation unit makes
-// it, at the backward that needs the state, with notes at the call and the
-// write.
+// it, at that function's call (the statement out of place), with notes at
+// the write and at the backward.
 void DetachedWriteCheck::checkModuleStateWrites(
     const FunctionDecl &Function, const AutogradAnalysis &Autograd,
     const llvm::DenseSet<const Expr *> &Reported, ASTContext &AST) {
@@ -343,41 +344,27 @@ void DetachedWriteCheck::reportModuleStateWrite(const ModuleStateWrite &Write,
       "computes wrong gradients without an error|backward throws 'one of the "
       "variables needed for gradient computation has been modified by an "
       "inplace operation'}";
-  bool Direct = Write.Site == Write.Call;
-  if (Direct) {
-    diag(Write.Site->getExprLoc(),
-         ("'%0' writes %select{through 'data()' |through 'detach()' |}1into "
-          "%2 between the forward of '%3' that saved %select{it|them}4 and the "
-          "backward that needs %select{it|them}4; " +
-          Consequence + "5")
-             .str())
-        << writerName(Write.Site, table()) << Through << State << Module
-        << Plural << !Write.ThroughData;
-  } else {
-    diag(Backward,
-         ("backward needs %0 as the forward of '%1' saved %select{it|them}2, "
-          "but '%3' wrote %select{it|them}2 in place %select{through 'data()' "
-          "|through 'detach()' |}4after that forward; " +
-          Consequence + "5")
-             .str())
-        << State << Module << Plural << writerName(Write.Call, table())
-        << Through << !Write.ThroughData;
-    diag(Write.Call->getExprLoc(),
-         "'%0' is called here, between the forward and the backward",
-         DiagnosticIDs::Note)
-        << writerName(Write.Call, table());
+  // A function of the translation unit that makes the write is reported at
+  // its call, the statement out of place, with a note at the write.
+  diag(Write.Call->getExprLoc(),
+       ("'%0' writes %select{through 'data()' |through 'detach()' |}1into "
+        "%2 between the forward of '%3' that saved %select{it|them}4 and the "
+        "backward that needs %select{it|them}4; " +
+        Consequence + "5")
+           .str())
+      << writerName(Write.Call, table()) << Through << State << Module
+      << Plural << !Write.ThroughData;
+  if (Write.Site != Write.Call)
     diag(Write.Site->getExprLoc(), "'%0' writes %1 in place here",
          DiagnosticIDs::Note)
         << writerName(Write.Site, table()) << State;
-  }
   diag(Save.Call.Call->getExprLoc(),
        "the forward of '%0' saves %select{it|them}1 for backward here",
        DiagnosticIDs::Note)
       << Module << Plural;
-  if (Direct)
-    diag(Backward, "the backward that needs %select{it|them}0 runs here",
-         DiagnosticIDs::Note)
-        << Plural;
+  diag(Backward, "the backward that needs %select{it|them}0 runs here",
+       DiagnosticIDs::Note)
+      << Plural;
 }
 
 // Note [In-place modules in a Sequential]

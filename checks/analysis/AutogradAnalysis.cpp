@@ -391,11 +391,54 @@ void AutogradAnalysis::collectSaves(const Stmt *S) {
     collectSaves(Child);
 }
 
+// Note [A forward inside a helper]
+// `auto loss = critic_loss(critic, real, fake);`, where the function of the
+// translation unit runs `critic->forward(...)` on its module parameter and
+// returns a tensor, runs the caller's module's forward as `critic(x)` would:
+// the call is a module call of the argument for the rules that need one
+// (Note [Module state written before backward]). Only a helper that never
+// disables grad mode, and one level of call, are followed.
+std::optional<ModuleCall> helperForward(const CallExpr *Call) {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  const FunctionDecl *Definition = nullptr;
+  if (!Callee || isa<CXXMethodDecl>(Callee) || isLibtorchDecl(Callee) ||
+      Callee->isInStdNamespace() || !Callee->hasBody(Definition) ||
+      !isTensorType(Definition->getReturnType()))
+    return std::nullopt;
+  bool DisablesGrad = false;
+  forEachStmt(Definition->getBody(), [&](const Stmt *S) {
+    DisablesGrad |= declaresNoGradGuard(S);
+  });
+  if (DisablesGrad)
+    return std::nullopt;
+  std::optional<ModuleCall> Found;
+  forEachStmt(Definition->getBody(), [&](const Stmt *S) {
+    const auto *Inner = dyn_cast<CallExpr>(S);
+    std::optional<ModuleCall> Forward =
+        Inner && !Found ? moduleCallOf(Inner) : std::nullopt;
+    if (!Forward)
+      return;
+    ModuleInstance Called = moduleInstanceOf(Forward->Module);
+    const auto *Param = Called.Of == ModuleInstance::Kind::Variable &&
+                                Called.Path.empty()
+                            ? dyn_cast<ParmVarDecl>(Called.Variable)
+                            : nullptr;
+    unsigned Index = Param ? Param->getFunctionScopeIndex() : 0;
+    if (!Param || Param->getDeclContext() != Definition ||
+        Index >= Call->getNumArgs())
+      return;
+    Found = ModuleCall{Call, Forward->Impl, Call->getArg(Index)};
+  });
+  return Found;
+}
+
 void AutogradAnalysis::recordSave(const CallExpr *Call) {
-  if (std::optional<ModuleCall> Module = moduleCallOf(Call))
-    if (!isInNoGradScope(Call) && !isDetachedOnItsWay(Call))
-      if (const ValueDecl *Consumer = consumerOf(Call))
-        ModuleSaves.push_back({*Module, Consumer});
+  std::optional<ModuleCall> Module = moduleCallOf(Call);
+  if (!Module)
+    Module = helperForward(Call);
+  if (Module && !isInNoGradScope(Call) && !isDetachedOnItsWay(Call))
+    if (const ValueDecl *Consumer = consumerOf(Call))
+      ModuleSaves.push_back({*Module, Consumer});
   std::optional<TensorCall> Tensor = resolveTensorCall(Call, *Ops);
   if (!Tensor || Tensor->Special != SpecialOperation::None ||
       !Tensor->Effect.OutArgs.empty())

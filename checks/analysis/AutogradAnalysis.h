@@ -86,6 +86,12 @@ struct ModuleSave {
   const ValueDecl *Consumer = nullptr;
 };
 
+/// For a call of a function of the translation unit that runs the forward
+/// of a module it is given and returns a tensor (`critic_loss(critic, x)`):
+/// that forward as a call of the module the caller passes (Note [A forward
+/// inside a helper]).
+std::optional<ModuleCall> helperForward(const CallExpr *Call);
+
 /// Whether S declares a guard that disables grad mode (`NoGradGuard`,
 /// `AutoGradMode(false)`, `InferenceMode`) for the rest of its block.
 bool declaresNoGradGuard(const Stmt *S);

@@ -48,8 +48,8 @@ void PositiveMaxNormBeforeBackward(const torch::Tensor &x,
   torch::nn::Linear hidden(10, 32), out(32, 5);
   auto loss = torch::cross_entropy_loss(out(torch::relu(hidden(x))), y);
   max_norm_(out, 0.5);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'max_norm_' writes into member 'weight' of 'out' between the forward of 'out' that saved it and the backward that needs it; backward throws 'one of the variables needed for gradient computation has been modified by an inplace operation' [libtorch-detached-write]
   loss.backward();
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: backward needs member 'weight' of 'out' as the forward of 'out' saved it, but 'max_norm_' wrote it in place after that forward; backward throws 'one of the variables needed for gradient computation has been modified by an inplace operation' [libtorch-detached-write]
 }
 
 void NegativeMaxNormOfAnotherLayer(const torch::Tensor &x,
@@ -142,3 +142,46 @@ struct TiedLanguageModelImpl : torch::nn::Module {
   torch::nn::Embedding embed{nullptr};
   torch::nn::GRUCell cell{nullptr};
 };
+
+// Note [A forward inside a helper]: the WGAN critic's loss computed by a
+// helper, its weights clipped by another before the backward.
+static torch::Tensor critic_loss(torch::nn::Sequential &critic,
+                                 const torch::Tensor &real,
+                                 const torch::Tensor &fake) {
+  return critic->forward(fake).mean() - critic->forward(real).mean();
+}
+
+static void clip_weights(torch::nn::Module &critic, double c) {
+  for (auto &p : critic.parameters())
+    p.data().clamp_(-c, c);
+}
+
+void PositiveClipBetweenHelperForwardAndBackward(torch::nn::Sequential &critic,
+                                                 const torch::Tensor &real,
+                                                 const torch::Tensor &fake) {
+  auto loss = critic_loss(critic, real, fake);
+  clip_weights(*critic, 0.01);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'clip_weights' writes through 'data()' into the parameters of 'critic' between the forward of 'critic' that saved them and the backward that needs them; 'data()' does not share the version counter, so backward computes wrong gradients without an error [libtorch-detached-write]
+  loss.backward();
+}
+
+void NegativeClipAfterBackward(torch::nn::Sequential &critic,
+                               const torch::Tensor &real,
+                               const torch::Tensor &fake) {
+  auto loss = critic_loss(critic, real, fake);
+  loss.backward();
+  clip_weights(*critic, 0.01);
+}
+
+static torch::Tensor detached_score(torch::nn::Sequential &critic,
+                                    const torch::Tensor &x) {
+  torch::NoGradGuard no_grad;
+  return critic->forward(x).mean();
+}
+
+void NegativeHelperWithoutGrad(torch::nn::Sequential &critic,
+                               const torch::Tensor &x, torch::Tensor &loss) {
+  auto score = detached_score(critic, x);
+  clip_weights(*critic, 0.01);
+  loss.backward();
+}

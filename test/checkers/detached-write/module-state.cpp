@@ -45,7 +45,7 @@ void PositiveRescaleUnderNoGrad(const torch::Tensor &x) {
 }
 
 // Positive: a helper renormalises the rows through detach(); the finding is
-// at the backward, with notes at the call and at the write.
+// at the helper's call, with notes at the write and at the backward.
 
 void renormalise(torch::nn::Linear &layer, double max_norm) {
   auto w = layer->weight.detach();
@@ -56,11 +56,11 @@ void PositiveHelperBeforeBackward(const torch::Tensor &x) {
   torch::nn::Linear proj(4, 4);
   auto loss = proj(x).sum();
   renormalise(proj, 1.0);
+  // CHECK-NOTES: :[[@LINE-1]]:3: warning: 'renormalise' writes through 'detach()' into member 'weight' of 'proj' between the forward of 'proj' that saved it and the backward that needs it; backward throws 'one of the variables needed for gradient computation has been modified by an inplace operation'
+  // CHECK-NOTES: :[[@LINE-8]]:5: note: 'div_' writes member 'weight' of 'proj' in place here
+  // CHECK-NOTES: :[[@LINE-4]]:15: note: the forward of 'proj' saves it for backward here
+  // CHECK-NOTES: :[[@LINE+1]]:3: note: the backward that needs it runs here
   loss.backward();
-  // CHECK-NOTES: :[[@LINE-1]]:3: warning: backward needs member 'weight' of 'proj' as the forward of 'proj' saved it, but 'renormalise' wrote it in place through 'detach()' after that forward; backward throws 'one of the variables needed for gradient computation has been modified by an inplace operation'
-  // CHECK-NOTES: :[[@LINE-3]]:3: note: 'renormalise' is called here, between the forward and the backward
-  // CHECK-NOTES: :[[@LINE-10]]:5: note: 'div_' writes member 'weight' of 'proj' in place here
-  // CHECK-NOTES: :[[@LINE-6]]:15: note: the forward of 'proj' saves it for backward here
 }
 
 // Positive: a helper that takes the tensor itself.
@@ -70,11 +70,11 @@ void clip(torch::Tensor w, double limit) { w.data().clamp_(-limit, limit); }
 void PositiveTensorHelper(TwoLayer net, const torch::Tensor &x) {
   auto y = net(x);
   clip(net->fc2->weight, 0.01);
+  // CHECK-NOTES: :[[@LINE-1]]:3: warning: 'clip' writes through 'data()' into member 'weight' of 'net' between the forward of 'net' that saved it and the backward that needs it; 'data()' does not share the version counter, so backward computes wrong gradients without an error
+  // CHECK-NOTES: :[[@LINE-6]]:53: note: 'clamp_' writes member 'weight' of 'net' in place here
+  // CHECK-NOTES: :[[@LINE-4]]:12: note: the forward of 'net'
+  // CHECK-NOTES: :[[@LINE+1]]:3: note: the backward that needs it runs here
   y.mean().backward();
-  // CHECK-NOTES: :[[@LINE-1]]:3: warning: backward needs member 'weight' of 'net' as the forward of 'net' saved it, but 'clip' wrote it in place through 'data()' after that forward; 'data()' does not share the version counter, so backward computes wrong gradients without an error
-  // CHECK-NOTES: :[[@LINE-3]]:3: note: 'clip'
-  // CHECK-NOTES: :[[@LINE-8]]:53: note: 'clamp_' writes member 'weight' of 'net' in place here
-  // CHECK-NOTES: :[[@LINE-6]]:12: note: the forward of 'net'
 }
 
 // Positive: a buffer the forward multiplies by, set through a method of the
@@ -101,11 +101,11 @@ void PositiveSetterThroughAnotherObject(Scaled model, Annealer &annealer,
                                         const torch::Tensor &x) {
   auto out = model(x);
   annealer.step(3);
+  // CHECK-NOTES: :[[@LINE-1]]:12: warning: 'step' writes into member 'scale_' between the forward of 'model' that saved it and the backward that needs it; backward throws
+  // CHECK-NOTES: :[[@LINE-17]]:12: note: 'fill_' writes member 'scale_' in place here
+  // CHECK-NOTES: :[[@LINE-4]]:14: note: the forward of 'model'
+  // CHECK-NOTES: :[[@LINE+1]]:3: note: the backward that needs it runs here
   out.sum().backward();
-  // CHECK-NOTES: :[[@LINE-1]]:3: warning: backward needs member 'scale_' as the forward of 'model' saved it, but 'step' wrote it in place after that forward; backward throws
-  // CHECK-NOTES: :[[@LINE-3]]:12: note: 'step' is called here
-  // CHECK-NOTES: :[[@LINE-19]]:12: note: 'fill_' writes member 'scale_' in place here
-  // CHECK-NOTES: :[[@LINE-6]]:14: note: the forward of 'model'
 }
 
 // Positive: standardising every weight of a `torch::nn::Module &`.
@@ -120,11 +120,11 @@ void standardise(torch::nn::Module &m) {
 void PositiveNamedParametersHelper(TwoLayer net, const torch::Tensor &x) {
   auto loss = net(x).sum();
   standardise(*net);
+  // CHECK-NOTES: :[[@LINE-1]]:3: warning: 'standardise' writes through 'data()' into the parameters of 'net' between the forward of 'net' that saved them and the backward that needs them
+  // CHECK-NOTES: :[[@LINE-8]]:7: note: 'sub_' writes the parameters of 'net' in place here
+  // CHECK-NOTES: :[[@LINE-4]]:15: note: the forward of 'net'
+  // CHECK-NOTES: :[[@LINE+1]]:3: note: the backward that needs them runs here
   loss.backward();
-  // CHECK-NOTES: :[[@LINE-1]]:3: warning: backward needs the parameters of 'net' as the forward of 'net' saved them, but 'standardise' wrote them in place through 'data()' after that forward
-  // CHECK-NOTES: :[[@LINE-3]]:3: note: 'standardise' is called here
-  // CHECK-NOTES: :[[@LINE-10]]:7: note: 'sub_' writes the parameters of 'net' in place here
-  // CHECK-NOTES: :[[@LINE-6]]:15: note: the forward of 'net'
 }
 
 // Negative: the same clipping after the backward, as the algorithm wants.
@@ -220,11 +220,11 @@ TORCH_MODULE(Tempered);
 void PositiveBufferWrittenWithGradOn(Tempered student, const torch::Tensor &x) {
   auto loss = student(x).sum();
   student->anneal(0.5);
+  // CHECK-NOTES: :[[@LINE-1]]:12: warning: 'anneal' writes into member 'temperature' of 'student' between the forward of 'student' that saved it and the backward that needs it; backward throws
+  // CHECK-NOTES: :[[@LINE-10]]:39: note: 'fill_' writes member 'temperature' of 'student' in place here
+  // CHECK-NOTES: :[[@LINE-4]]:15: note: the forward of 'student'
+  // CHECK-NOTES: :[[@LINE+1]]:3: note: the backward that needs it runs here
   loss.backward();
-  // CHECK-NOTES: :[[@LINE-1]]:3: warning: backward needs member 'temperature' of 'student' as the forward of 'student' saved it, but 'anneal' wrote it in place after that forward; backward throws
-  // CHECK-NOTES: :[[@LINE-3]]:12: note: 'anneal' is called here
-  // CHECK-NOTES: :[[@LINE-12]]:39: note: 'fill_' writes member 'temperature' of 'student' in place here
-  // CHECK-NOTES: :[[@LINE-6]]:15: note: the forward of 'student'
 }
 
 // Note [Optimizer steps]: a step of an optimizer built from one module's
@@ -382,4 +382,41 @@ void NegativeSiblingHandles(const torch::Tensor &ids) {
   auto a = first(ids);
   auto b = second(ids);
   (a.sum() + b.sum()).backward();
+}
+
+// Note [A forward inside a helper]: the loss is computed by a function of
+// the translation unit that runs the module it is given.
+
+torch::Tensor lossOf(TwoLayer &model, const torch::Tensor &x) {
+  return model->forward(x).pow(2).mean();
+}
+
+void PositiveForwardInHelper(TwoLayer net, const torch::Tensor &x) {
+  auto loss = lossOf(net, x);
+  for (auto &p : net->parameters())
+    p.data().clamp_(-0.01, 0.01);
+  // CHECK-NOTES: :[[@LINE-1]]:14: warning: 'clamp_' writes through 'data()' into the parameters of 'net' between the forward of 'net' that saved them and the backward that needs them
+  // CHECK-NOTES: :[[@LINE-4]]:15: note: the forward of 'net' saves them for backward here
+  // CHECK-NOTES: :[[@LINE+1]]:3: note: the backward that needs them runs here
+  loss.backward();
+}
+
+torch::Tensor scoreWithoutGrad(TwoLayer &model, const torch::Tensor &x) {
+  torch::NoGradGuard no_grad;
+  return model->forward(x).mean();
+}
+
+torch::Tensor lossOfInput(TwoLayer &model, const torch::Tensor &x) {
+  return x.pow(2).mean();
+}
+
+// Negative: the helper's forward runs without grad, or the helper runs no
+// forward of the module it is given.
+void NegativeHelperForwardWithoutGrad(TwoLayer net, const torch::Tensor &x,
+                                      torch::Tensor other) {
+  auto score = scoreWithoutGrad(net, x);
+  auto loss = lossOfInput(net, other);
+  for (auto &p : net->parameters())
+    p.data().clamp_(-0.01, 0.01);
+  (score + loss).backward();
 }
