@@ -42,16 +42,24 @@ static bool writesGradLeaf(const WriteEvent &Write, const OperatorTable &Ops) {
 /// what the rule on module state needs before it builds anything.
 static bool callsModuleAndBackward(const Stmt *Body, bool Backward) {
   bool Module = false;
+  llvm::SmallVector<const CallExpr *, 8> Calls;
   forEachStmt(Body, [&](const Stmt *S) {
     const auto *Call = dyn_cast<CallExpr>(S);
     if (!Call)
       return;
-    Module |= moduleCallOf(Call).has_value() || helperForward(Call).has_value();
+    Calls.push_back(Call);
+    Module |= moduleCallOf(Call).has_value();
     const FunctionDecl *Callee = Call->getDirectCallee();
     Backward |=
         Callee && Callee->getIdentifier() &&
         (Callee->getName() == "backward" || Callee->getName() == "grad");
   });
+  // A helper's forward is looked for only when it could matter: it reads
+  // the helper's body.
+  if (Backward && !Module)
+    Module = llvm::any_of(Calls, [](const CallExpr *Call) {
+      return helperForward(Call).has_value();
+    });
   return Module && Backward;
 }
 
@@ -173,6 +181,8 @@ bool DetachedWriteCheck::checkDetachedWrite(const WriteEvent &Write,
 // follow the backward of the step they belong to. A leaf that requires grad
 // is left alone: outside a no-grad scope the write itself throws ("a leaf
 // Variable that requires grad is being used in an in-place operation").
+static std::string writerName(const Expr *Call, const OperatorTable &Table);
+
 bool DetachedWriteCheck::checkInPlaceWrite(const WriteEvent &Write,
                                            const AutogradAnalysis &Autograd) {
   if (!Autograd.hasBackward() || Autograd.isParameterUpdate(Write.Call))
@@ -185,15 +195,22 @@ bool DetachedWriteCheck::checkInPlaceWrite(const WriteEvent &Write,
   if (!Save || (!Save->IsResult && Autograd.requiresGrad(Write.Value.Root) &&
                 !writesGradLeaf(Write, table())))
     return false;
-  // A helper's write is reported at the helper's call, the statement out of
-  // place, as a callee's write into module state is (Note [Module state
-  // written before backward]); the notes point at the write (the alias
-  // notes) and at the backward that needs the tensor.
-  diag(Write.Call->getExprLoc(),
+  // A helper's write is reported where it is, in the helper, as a callee's
+  // write into module state is (Note [Module state written before
+  // backward]); the notes point at the call, at the views on the way and at
+  // the backward that needs the tensor.
+  const Expr *Where = Write.CalleeWrite ? Write.CalleeWrite : Write.Call;
+  std::string Writer = Write.CalleeWrite ? writerName(Write.CalleeWrite, table())
+                                         : Write.Operator.str();
+  diag(Where->getExprLoc(),
        "'%0' writes in place into %1, which '%2' saved for backward; backward "
        "throws 'one of the variables needed for gradient computation has "
        "been modified by an inplace operation'")
-      << Write.Operator << describeRoot(Write.Value) << Save->Operator;
+      << (Writer.empty() ? Write.Operator.str() : Writer)
+      << describeRoot(Write.Value) << Save->Operator;
+  if (Write.CalleeWrite)
+    diag(Write.Call->getExprLoc(), "'%0' is called here", DiagnosticIDs::Note)
+        << Write.Operator;
   addAliasNotes(Write);
   if (Write.CalleeWrite)
     if (std::optional<SourceLocation> Backward =
@@ -205,7 +222,6 @@ bool DetachedWriteCheck::checkInPlaceWrite(const WriteEvent &Write,
 }
 
 static std::string describeModuleState(const ModuleStateWrite &Write);
-static std::string writerName(const Expr *Call, const OperatorTable &Table);
 
 /// The module whose member Member the saving call reads.
 static ModuleInstance savedMemberInstance(const CallExpr &Saver,
@@ -239,9 +255,9 @@ static bool sameModule(const ModuleInstance &A, const ModuleInstance &B) {
 // no-grad scope is left alone unless it is into a registered buffer: a
 // parameter is a leaf that requires grad, and autograd refuses that write
 // at once. The write is
-// reported where it is, or, when a function of the translation unit makes
-// it, at that function's call (the statement out of place), with notes at
-// the write and at the backward.
+// reported where it is, also inside a function of the translation unit
+// that makes it, with notes at the call that runs it, at the forward and at
+// the backward.
 void DetachedWriteCheck::checkModuleStateWrites(
     const FunctionDecl &Function, const AutogradAnalysis &Autograd,
     const llvm::DenseSet<const Expr *> &Reported, ASTContext &AST) {
@@ -344,20 +360,22 @@ void DetachedWriteCheck::reportModuleStateWrite(const ModuleStateWrite &Write,
       "computes wrong gradients without an error|backward throws 'one of the "
       "variables needed for gradient computation has been modified by an "
       "inplace operation'}";
-  // A function of the translation unit that makes the write is reported at
-  // its call, the statement out of place, with a note at the write.
-  diag(Write.Call->getExprLoc(),
+  // A write a function of the translation unit makes is reported where it
+  // is, in that function, with a note at the call that runs it between the
+  // forward and the backward.
+  diag(Write.Site->getExprLoc(),
        ("'%0' writes %select{through 'data()' |through 'detach()' |}1into "
         "%2 between the forward of '%3' that saved %select{it|them}4 and the "
         "backward that needs %select{it|them}4; " +
         Consequence + "5")
            .str())
-      << writerName(Write.Call, table()) << Through << State << Module
+      << writerName(Write.Site, table()) << Through << State << Module
       << Plural << !Write.ThroughData;
   if (Write.Site != Write.Call)
-    diag(Write.Site->getExprLoc(), "'%0' writes %1 in place here",
+    diag(Write.Call->getExprLoc(),
+         "'%0' is called here, between the forward and the backward",
          DiagnosticIDs::Note)
-        << writerName(Write.Site, table()) << State;
+        << writerName(Write.Call, table());
   diag(Save.Call.Call->getExprLoc(),
        "the forward of '%0' saves %select{it|them}1 for backward here",
        DiagnosticIDs::Note)

@@ -45,7 +45,7 @@ void PositiveRescaleUnderNoGrad(const torch::Tensor &x) {
 }
 
 // Positive: a helper renormalises the rows through detach(); the finding is
-// at the helper's call, with notes at the write and at the backward.
+// at the write in the helper, with notes at the call and at the backward.
 
 void renormalise(torch::nn::Linear &layer, double max_norm) {
   auto w = layer->weight.detach();
@@ -56,8 +56,8 @@ void PositiveHelperBeforeBackward(const torch::Tensor &x) {
   torch::nn::Linear proj(4, 4);
   auto loss = proj(x).sum();
   renormalise(proj, 1.0);
-  // CHECK-NOTES: :[[@LINE-1]]:3: warning: 'renormalise' writes through 'detach()' into member 'weight' of 'proj' between the forward of 'proj' that saved it and the backward that needs it; backward throws 'one of the variables needed for gradient computation has been modified by an inplace operation'
-  // CHECK-NOTES: :[[@LINE-8]]:5: note: 'div_' writes member 'weight' of 'proj' in place here
+  // CHECK-NOTES: :[[@LINE-7]]:5: warning: 'div_' writes through 'detach()' into member 'weight' of 'proj' between the forward of 'proj' that saved it and the backward that needs it; backward throws 'one of the variables needed for gradient computation has been modified by an inplace operation'
+  // CHECK-NOTES: :[[@LINE-2]]:3: note: 'renormalise' is called here, between the forward and the backward
   // CHECK-NOTES: :[[@LINE-4]]:15: note: the forward of 'proj' saves it for backward here
   // CHECK-NOTES: :[[@LINE+1]]:3: note: the backward that needs it runs here
   loss.backward();
@@ -70,8 +70,8 @@ void clip(torch::Tensor w, double limit) { w.data().clamp_(-limit, limit); }
 void PositiveTensorHelper(TwoLayer net, const torch::Tensor &x) {
   auto y = net(x);
   clip(net->fc2->weight, 0.01);
-  // CHECK-NOTES: :[[@LINE-1]]:3: warning: 'clip' writes through 'data()' into member 'weight' of 'net' between the forward of 'net' that saved it and the backward that needs it; 'data()' does not share the version counter, so backward computes wrong gradients without an error
-  // CHECK-NOTES: :[[@LINE-6]]:53: note: 'clamp_' writes member 'weight' of 'net' in place here
+  // CHECK-NOTES: :[[@LINE-5]]:53: warning: 'clamp_' writes through 'data()' into member 'weight' of 'net' between the forward of 'net' that saved it and the backward that needs it; 'data()' does not share the version counter, so backward computes wrong gradients without an error
+  // CHECK-NOTES: :[[@LINE-2]]:3: note: 'clip' is called here
   // CHECK-NOTES: :[[@LINE-4]]:12: note: the forward of 'net'
   // CHECK-NOTES: :[[@LINE+1]]:3: note: the backward that needs it runs here
   y.mean().backward();
@@ -101,8 +101,8 @@ void PositiveSetterThroughAnotherObject(Scaled model, Annealer &annealer,
                                         const torch::Tensor &x) {
   auto out = model(x);
   annealer.step(3);
-  // CHECK-NOTES: :[[@LINE-1]]:12: warning: 'step' writes into member 'scale_' between the forward of 'model' that saved it and the backward that needs it; backward throws
-  // CHECK-NOTES: :[[@LINE-17]]:12: note: 'fill_' writes member 'scale_' in place here
+  // CHECK-NOTES: :[[@LINE-16]]:12: warning: 'fill_' writes into member 'scale_' between the forward of 'model' that saved it and the backward that needs it; backward throws
+  // CHECK-NOTES: :[[@LINE-2]]:12: note: 'step' is called here
   // CHECK-NOTES: :[[@LINE-4]]:14: note: the forward of 'model'
   // CHECK-NOTES: :[[@LINE+1]]:3: note: the backward that needs it runs here
   out.sum().backward();
@@ -120,8 +120,8 @@ void standardise(torch::nn::Module &m) {
 void PositiveNamedParametersHelper(TwoLayer net, const torch::Tensor &x) {
   auto loss = net(x).sum();
   standardise(*net);
-  // CHECK-NOTES: :[[@LINE-1]]:3: warning: 'standardise' writes through 'data()' into the parameters of 'net' between the forward of 'net' that saved them and the backward that needs them
-  // CHECK-NOTES: :[[@LINE-8]]:7: note: 'sub_' writes the parameters of 'net' in place here
+  // CHECK-NOTES: :[[@LINE-7]]:7: warning: 'sub_' writes through 'data()' into the parameters of 'net' between the forward of 'net' that saved them and the backward that needs them
+  // CHECK-NOTES: :[[@LINE-2]]:3: note: 'standardise' is called here
   // CHECK-NOTES: :[[@LINE-4]]:15: note: the forward of 'net'
   // CHECK-NOTES: :[[@LINE+1]]:3: note: the backward that needs them runs here
   loss.backward();
@@ -220,8 +220,8 @@ TORCH_MODULE(Tempered);
 void PositiveBufferWrittenWithGradOn(Tempered student, const torch::Tensor &x) {
   auto loss = student(x).sum();
   student->anneal(0.5);
-  // CHECK-NOTES: :[[@LINE-1]]:12: warning: 'anneal' writes into member 'temperature' of 'student' between the forward of 'student' that saved it and the backward that needs it; backward throws
-  // CHECK-NOTES: :[[@LINE-10]]:39: note: 'fill_' writes member 'temperature' of 'student' in place here
+  // CHECK-NOTES: :[[@LINE-9]]:39: warning: 'fill_' writes into member 'temperature' of 'student' between the forward of 'student' that saved it and the backward that needs it; backward throws
+  // CHECK-NOTES: :[[@LINE-2]]:12: note: 'anneal' is called here
   // CHECK-NOTES: :[[@LINE-4]]:15: note: the forward of 'student'
   // CHECK-NOTES: :[[@LINE+1]]:3: note: the backward that needs it runs here
   loss.backward();

@@ -2,9 +2,9 @@
 
 // A helper of the translation unit that writes its parameter in place,
 // called on a tensor (or a view of it) that an earlier operation saved for
-// backward: the finding is at the helper's call, the statement out of place,
-// with notes at the write in the helper and at the backward that needs the
-// saved tensor (as for a helper's write into module state).
+// backward: the finding is at the write in the helper, with notes at the
+// call, at the views on the way and at the backward that needs the saved
+// tensor (as for a helper's write into module state).
 
 #include <torch/torch.h>
 
@@ -19,11 +19,12 @@ void PositiveHelperWritesViewOfSavedResult(const torch::Tensor &input) {
   auto gates = torch::sigmoid(input.matmul(w));
   auto forget = forgetPart(gates, 2);
   floorGate(forget, 0.3);
-  // CHECK-NOTES: :[[@LINE-1]]:3: warning: 'floorGate' writes in place into local 'gates', which 'sigmoid' saved for backward; backward throws 'one of the variables needed for gradient computation has been modified by an inplace operation' [libtorch-detached-write]
-  // CHECK-NOTES: :[[@LINE-3]]:17: note: view of local 'gates' created here by 'forgetPart'
-  // CHECK-NOTES: :[[@LINE-13]]:64: note: 'floorGate' writes its parameter 'gate' in place here
+  // CHECK-NOTES: :[[@LINE-11]]:64: warning: 'clamp_' writes in place into local 'gates', which 'sigmoid' saved for backward; backward throws 'one of the variables needed for gradient computation has been modified by an inplace operation' [libtorch-detached-write]
+  // CHECK-NOTES: :[[@LINE-2]]:3: note: 'floorGate' is called here
+  // CHECK-NOTES: :[[@LINE-4]]:17: note: view of local 'gates' created here by 'forgetPart'
+  // CHECK-NOTES: :[[@LINE-14]]:64: note: 'floorGate' writes its parameter 'gate' in place here
   // CHECK-NOTES: :[[@LINE+3]]:3: note: the backward that needs it runs here
-  // CHECK-NOTES: :[[@LINE-7]]:16: note: 'sigmoid' saves its result for backward here
+  // CHECK-NOTES: :[[@LINE-8]]:16: note: 'sigmoid' saves its result for backward here
   auto loss = (forget * 2).sum();
   loss.backward();
 }
@@ -32,10 +33,11 @@ void PositiveHelperWritesSavedResult() {
   auto x = torch::rand({3}, torch::requires_grad());
   auto y = x.exp();
   floorGate(y, 0.5);
-  // CHECK-NOTES: :[[@LINE-1]]:3: warning: 'floorGate' writes in place into local 'y', which 'exp' saved for backward
-  // CHECK-NOTES: :[[@LINE-25]]:64: note: 'floorGate' writes its parameter 'gate' in place here
+  // CHECK-NOTES: :[[@LINE-25]]:64: warning: 'clamp_' writes in place into local 'y', which 'exp' saved for backward
+  // CHECK-NOTES: :[[@LINE-2]]:3: note: 'floorGate' is called here
+  // CHECK-NOTES: :[[@LINE-27]]:64: note: 'floorGate' writes its parameter 'gate' in place here
   // CHECK-NOTES: :[[@LINE+2]]:3: note: the backward that needs it runs here
-  // CHECK-NOTES: :[[@LINE-5]]:14: note: 'exp' saves its result for backward here
+  // CHECK-NOTES: :[[@LINE-6]]:14: note: 'exp' saves its result for backward here
   y.sum().backward();
 }
 
