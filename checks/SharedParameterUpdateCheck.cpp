@@ -330,6 +330,13 @@ void SharedParameterUpdateCheck::checkSink(const Expr *Sink, const Expr *ListExp
       reportCollectedOverModules(Sink, Kind, Name, *Collected);
       return;
     }
+  if (Kind == SinkKind::Optimizer || Kind == SinkKind::AddParamGroup ||
+      Kind == SinkKind::ClipGradNorm)
+    if (std::optional<PrefixGrowth> Growth =
+            prefixGrowth(ListExpr, Sink, Function)) {
+      reportPrefixGrowth(Sink, Kind, Name, *Growth);
+      return;
+    }
   if (Kind == SinkKind::AddParamGroup)
     if (std::optional<RepeatedGroup> Repeated = repeatedGroup(
             cast<CXXMemberCallExpr>(Sink), Function, analysis(AST))) {
@@ -454,6 +461,24 @@ void SharedParameterUpdateCheck::reportCollectedOverModules(
                            "parameter's path",
        DiagnosticIDs::Note)
       << Collected.List->getName();
+}
+
+void SharedParameterUpdateCheck::reportPrefixGrowth(
+    const Expr *Sink, SinkKind Kind, llvm::StringRef Name,
+    const PrefixGrowth &Growth) {
+  diag(Sink->getExprLoc(),
+       "%select{'%0' is built from|'%0' is given|'%0' is given}1 '%2', which "
+       "the loop over '%3' grows on every pass with the elements from the "
+       "same start up to '%3': the first ones are added again on each pass, "
+       "so the list holds their parameters more than once and %select{each "
+       "step() updates them|each step() updates them|the total norm counts "
+       "them}1 once per copy; add only the elements new to this pass")
+      << Name << static_cast<unsigned>(Kind) << Growth.List->getName()
+      << Growth.Counter->getName();
+  diag(Growth.Growth->getExprLoc(), "'%0' grows here, for each element up to "
+                                    "'%1', and the loop never empties it",
+       DiagnosticIDs::Note)
+      << Growth.List->getName() << Growth.Counter->getName();
 }
 
 void SharedParameterUpdateCheck::reportRepeatedGroup(

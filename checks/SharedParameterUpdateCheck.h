@@ -58,6 +58,8 @@ private:
   void reportHolderCopy(const Expr *Sink, llvm::StringRef Name,
                         const HolderCopy &Copy, std::optional<FixItHint> Fix,
                         ASTContext &AST);
+  void reportPrefixGrowth(const Expr *Sink, SinkKind Kind, llvm::StringRef Name,
+                          const PrefixGrowth &Growth);
   void reportRepeatedGroup(const Expr *Sink, const RepeatedGroup &Repeated);
   void reportCollectedOverModules(
       const Expr *Sink, SinkKind Kind, llvm::StringRef Name,

@@ -1169,7 +1169,24 @@ ParameterSharingAnalysis::collectedOverModules(const Expr *ListExpr) {
   };
   Gather(ListExpr, 0);
   for (const VarDecl *List : Lists) {
-    for (const CallExpr *Push : indexOf(List).Calls.lookup(List)) {
+    // The calls on the list, and those on a `?:` that picks it
+    // (`(is_bias ? no_decay : decay).push_back(p)`).
+    std::vector<const CallExpr *> Pushes = indexOf(List).Calls.lookup(List);
+    const auto *Function = dyn_cast_or_null<FunctionDecl>(
+        List->getParentFunctionOrMethod());
+    forEachStmt(Function ? Function->getBody() : nullptr, [&](const Stmt *S) {
+      const auto *Call = dyn_cast<CXXMemberCallExpr>(S);
+      const auto *Pick = Call ? dyn_cast<ConditionalOperator>(
+                                    Call->getImplicitObjectArgument()->IgnoreParens())
+                              : nullptr;
+      auto Names = [&](const Expr *Branch) {
+        const auto *Ref = dyn_cast<DeclRefExpr>(Branch->IgnoreParenImpCasts());
+        return Ref && Ref->getDecl() == List;
+      };
+      if (Pick && (Names(Pick->getTrueExpr()) || Names(Pick->getFalseExpr())))
+        Pushes.push_back(Call);
+    });
+    for (const CallExpr *Push : Pushes) {
       if (!isContainerMutation(Push) || Push->getNumArgs() == 0)
         continue;
       const VarDecl *Param = itemVariable(Push->getArg(Push->getNumArgs() - 1));

@@ -197,12 +197,14 @@ bool isMethodNamed(const CXXMemberCallExpr *Call,
          llvm::is_contained(Names, Method->getName());
 }
 
-/// GrowingList: List, declared before Loop, is grown on every pass and only
-/// grown, read, or passed by value or const reference in it; returns the
-/// first growth.
+/// GrowingList: List, declared before Loop, is grown on every pass before
+/// Use and only grown, read, or passed by value or const reference in Loop
+/// (Use aside); returns the first growth. With AnyGrowth, a growth anywhere
+/// in Loop before Use will do, and Emptied says whether the rest holds.
 const CallExpr *growsWithoutEmptying(const VarDecl *List, const Stmt *Loop,
-                                     const CXXMemberCallExpr *AddGroup,
-                                     const SourceManager &SM) {
+                                     const Stmt *Use, const SourceManager &SM,
+                                     bool AnyGrowth = false) {
+  const Stmt *AddGroup = Use;
   const Stmt *Body = bodyOf(Loop);
   llvm::SmallPtrSet<const DeclRefExpr *, 8> Accounted;
   const CallExpr *Growth = nullptr;
@@ -236,7 +238,7 @@ const CallExpr *growsWithoutEmptying(const VarDecl *List, const Stmt *Loop,
           Account(Call->getImplicitObjectArgument())) {
         if (!Growth && SM.isBeforeInTranslationUnit(Call->getBeginLoc(),
                                                    AddGroup->getBeginLoc()) &&
-            onEveryPass(Body, Call))
+            (AnyGrowth || onEveryPass(Body, Call)))
           Growth = Call;
       } else if (isMethodNamed(Call, {"size", "empty", "begin", "end", "cbegin",
                                       "cend", "front", "back", "at"})) {
@@ -351,6 +353,19 @@ const ForStmt *prefixLoop(const FunctionDecl *Helper, const ParmVarDecl *Param,
   return nullptr;
 }
 
+/// Whether the literal bounds of Passes (when they are literals) allow two
+/// passes whose prefix `k = Inner.Start; k < (or <=) counter` holds its
+/// first element; a bound that is not a literal is taken to allow them when
+/// the first pass already does.
+bool twoPassesHoldTheFirst(const Counting &Passes, const Counting &Inner,
+                           const ASTContext &AST) {
+  int64_t Holding = Inner.Inclusive ? Inner.Start : Inner.Start + 1;
+  int64_t First = std::max(Passes.Start, Holding);
+  if (std::optional<int64_t> End = constantValue(Passes.Bound, AST))
+    return Passes.Inclusive ? First + 1 <= *End : First + 1 < *End;
+  return First == Passes.Start;
+}
+
 std::optional<RepeatedGroup>
 growingHelper(const CallExpr *Call, const Stmt *Loop,
               const llvm::SmallPtrSetImpl<const VarDecl *> &Varying,
@@ -375,16 +390,8 @@ growingHelper(const CallExpr *Call, const Stmt *Loop,
       Prefix ? countingLoop(Prefix, AST) : std::nullopt;
   if (!Inner)
     return std::nullopt;
-  // The first pass whose list holds the element for k = c, and the next
-  // pass after it, must both run when the bounds are literals.
-  int64_t Holding = Inner->Inclusive ? Inner->Start : Inner->Start + 1;
-  int64_t First = std::max(Passes->Start, Holding);
-  if (std::optional<int64_t> End = constantValue(Passes->Bound, AST)) {
-    if (Passes->Inclusive ? First + 1 > *End : First + 1 >= *End)
-      return std::nullopt;
-  } else if (First != Passes->Start) {
+  if (!twoPassesHoldTheFirst(*Passes, *Inner, AST))
     return std::nullopt;
-  }
   RepeatedGroup Result;
   Result.K = RepeatedGroup::Kind::GrowingHelper;
   Result.Loop = Loop;
@@ -396,6 +403,71 @@ growingHelper(const CallExpr *Call, const Stmt *Loop,
 }
 
 } // namespace
+
+// Note [Lists grown with a prefix on every pass]
+// `for (stage = 0; stage < n; ++stage) { for (j = 0; j <= stage; ++j)
+// trainable.insert(trainable.end(), ...layers[j]...); SGD opt(trainable); }`
+// grows a list kept across passes with the elements from a fixed start up to
+// the pass's counter, so the first elements are added again on each pass and
+// the list holds their parameters once per pass so far. It is the inline
+// form of a helper's prefix (Note [Groups added on every pass of a loop]),
+// and any sink given the list after the growth, in the loop or after it,
+// steps those parameters more than once. The conditions are the same: the
+// inner loop counts up from a constant to the outer loop's counter with a
+// body that does not read the counter, both loops run their statements on
+// every pass, and the list is declared before the outer loop and never
+// emptied in it.
+std::optional<PrefixGrowth> prefixGrowth(const Expr *ListExpr, const Expr *Sink,
+                                         const FunctionDecl *Function) {
+  const VarDecl *List = ListExpr ? varOf(groupList(ListExpr)) : nullptr;
+  if (!List || !List->isLocalVarDecl() || !Function || !Function->getBody())
+    return std::nullopt;
+  const ASTContext &AST = Function->getASTContext();
+  const SourceManager &SM = AST.getSourceManager();
+  std::optional<PrefixGrowth> Found;
+  forEachStmt(Function->getBody(), [&](const Stmt *S) {
+    const auto *Growth = dyn_cast<CXXMemberCallExpr>(S);
+    if (Found || !Growth ||
+        !isMethodNamed(Growth, {"push_back", "emplace_back", "insert"}) ||
+        varOf(Growth->getImplicitObjectArgument()) != List ||
+        !SM.isBeforeInTranslationUnit(Growth->getBeginLoc(), Sink->getBeginLoc()))
+      return;
+    llvm::SmallVector<const Stmt *, 16> Path;
+    if (!pathTo(Function->getBody(), Growth, Path))
+      return;
+    // The innermost counting loop around the growth (range-for loops over a
+    // module's parameters may lie between), and the loop whose counter
+    // bounds it.
+    auto InnerIt = llvm::find_if(llvm::reverse(Path), [](const Stmt *S) {
+      return isLoop(S) && !isa<CXXForRangeStmt>(S);
+    });
+    const auto *Inner =
+        InnerIt != Path.rend() ? dyn_cast<ForStmt>(*InnerIt) : nullptr;
+    std::optional<Counting> Prefix =
+        Inner ? countingLoop(Inner, AST) : std::nullopt;
+    const VarDecl *Counter = Prefix ? varOf(Prefix->Bound) : nullptr;
+    if (!Counter || mentions(Inner->getBody(), Counter) ||
+        leavesPass(Inner->getBody()) || !onEveryPass(Inner->getBody(), Growth))
+      return;
+    const ForStmt *Outer = nullptr;
+    std::optional<Counting> Passes;
+    for (const Stmt *Enclosing : Path)
+      if (const auto *For = dyn_cast<ForStmt>(Enclosing); For && For != Inner)
+        if (std::optional<Counting> Loop = countingLoop(For, AST);
+            Loop && Loop->Counter == Counter) {
+          Outer = For;
+          Passes = Loop;
+        }
+    if (!Outer || leavesPass(Outer->getBody()) ||
+        !onEveryPass(Outer->getBody(), Inner) ||
+        !SM.isBeforeInTranslationUnit(List->getLocation(), Outer->getBeginLoc()) ||
+        !twoPassesHoldTheFirst(*Passes, *Prefix, AST) ||
+        !growsWithoutEmptying(List, Outer, Sink, SM, /*AnyGrowth=*/true))
+      return;
+    Found = PrefixGrowth{List, Growth, Outer, Inner, Counter};
+  });
+  return Found;
+}
 
 std::optional<RepeatedGroup> repeatedGroup(const CXXMemberCallExpr *AddGroup,
                                            const FunctionDecl *Function,

@@ -66,6 +66,22 @@ std::optional<RepeatedGroup> repeatedGroup(const CXXMemberCallExpr *AddGroup,
                                            const FunctionDecl *Function,
                                            ParameterSharingAnalysis &Sharing);
 
+/// A list a loop grows, on every pass, with the elements from a fixed start
+/// up to the loop's counter.
+struct PrefixGrowth {
+  const VarDecl *List = nullptr;
+  const CXXMemberCallExpr *Growth = nullptr; ///< The mutation in the prefix.
+  const ForStmt *Outer = nullptr;            ///< The loop over passes.
+  const ForStmt *Inner = nullptr;            ///< The prefix loop.
+  const VarDecl *Counter = nullptr;          ///< Outer's counter.
+};
+
+/// For a sink in Function given ListExpr, a local list: how the list came to
+/// repeat its first elements, if a loop before the sink grows it with a
+/// prefix on every pass (Note [Lists grown with a prefix on every pass]).
+std::optional<PrefixGrowth> prefixGrowth(const Expr *ListExpr, const Expr *Sink,
+                                         const FunctionDecl *Function);
+
 } // namespace clang::tidy::libtorch
 
 #endif

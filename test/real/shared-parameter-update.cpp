@@ -504,3 +504,28 @@ private:
   torch::nn::Linear target_{nullptr};
   torch::optim::SGD opt_;
 };
+
+// Note [Lists grown with a prefix on every pass].
+void PositivePrefixGrownList(std::vector<torch::nn::Linear> &layers,
+                             torch::nn::Linear &head) {
+  std::vector<torch::Tensor> trainable = head->parameters();
+  for (size_t stage = 0; stage < layers.size(); ++stage) {
+    for (size_t j = 0; j <= stage; ++j) {
+      auto p = layers[j]->parameters();
+      trainable.insert(trainable.end(), p.begin(), p.end());
+    }
+    torch::optim::SGD opt(trainable, 0.02);
+    // CHECK-MESSAGES: :[[@LINE-1]]:23: warning: 'SGD' is built from 'trainable', which the loop over 'stage' grows on every pass with the elements from the same start up to 'stage'
+    opt.step();
+  }
+}
+
+void NegativeOneLayerPerStage(std::vector<torch::nn::Linear> &layers) {
+  std::vector<torch::Tensor> trainable;
+  for (size_t stage = 0; stage < layers.size(); ++stage) {
+    auto p = layers[stage]->parameters();
+    trainable.insert(trainable.end(), p.begin(), p.end());
+    torch::optim::SGD opt(trainable, 0.02);
+    opt.step();
+  }
+}

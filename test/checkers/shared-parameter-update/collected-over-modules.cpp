@@ -156,3 +156,19 @@ void NegativeBreak(Model &model) {
   }
   torch::optim::SGD opt(params, torch::optim::SGDOptions(0.1));
 }
+
+// The list is picked by a conditional expression.
+void PositivePickedList(Model &model) {
+  std::vector<torch::Tensor> decay, no_decay;
+  for (const auto &item : model->named_modules())
+    for (const auto &param : item.value()->named_parameters()) {
+      // CHECK-FIXES: for (const auto &param : item.value()->named_parameters(false)) {
+      bool is_bias = param.key().find("bias") != std::string::npos;
+      (is_bias ? no_decay : decay).push_back(param.value());
+    }
+  torch::optim::SGD opt({torch::optim::OptimizerParamGroup(decay),
+                         torch::optim::OptimizerParamGroup(no_decay)},
+                        torch::optim::SGDOptions(0.1));
+  // CHECK-NOTES: :[[@LINE-3]]:21: warning: 'SGD' is built from parameters collected over named_modules(): 'named_parameters' recurses into submodules, so 'decay' holds parameter 'stem.conv.weight' 3 times
+  // CHECK-NOTES: :[[@LINE-9]]:44: note: 'decay' is filled here
+}

@@ -156,3 +156,71 @@ void NegativeNewPartOnly(Tower &model, torch::optim::SGD &opt) {
     opt.add_param_group(torch::optim::OptimizerParamGroup(part));
   }
 }
+
+// Note [Lists grown with a prefix on every pass]: greedy layer-wise training
+// grows one list with layers 0..stage on each stage.
+void PositivePrefixGrownList(Tower &model, torch::nn::Linear &head) {
+  std::vector<torch::Tensor> trainable = head->parameters();
+  for (size_t stage = 0; stage < model->blocks.size(); ++stage) {
+    for (size_t j = 0; j <= stage; ++j) {
+      auto p = model->blocks[j]->parameters();
+      trainable.insert(trainable.end(), p.begin(), p.end());
+    }
+    torch::optim::SGD opt(trainable, torch::optim::SGDOptions(0.1));
+    // CHECK-NOTES: :[[@LINE-1]]:23: warning: 'SGD' is built from 'trainable', which the loop over 'stage' grows on every pass with the elements from the same start up to 'stage': the first ones are added again on each pass, so the list holds their parameters more than once and each step() updates them once per copy; add only the elements new to this pass
+    // CHECK-NOTES: :[[@LINE-4]]:17: note: 'trainable' grows here, for each element up to 'stage', and the loop never empties it
+    opt.step();
+  }
+}
+
+// The same list after the loop, given to clip_grad_norm_.
+void PositivePrefixGrownListAfterLoop(Tower &model) {
+  std::vector<torch::Tensor> seen;
+  for (int stage = 1; stage <= 3; ++stage)
+    for (int j = 0; j < stage; ++j)
+      for (auto &p : model->blocks[j]->parameters())
+        seen.push_back(p);
+  torch::nn::utils::clip_grad_norm_(seen, 1.0);
+  // CHECK-NOTES: :[[@LINE-1]]:3: warning: 'clip_grad_norm_' is given 'seen', which the loop over 'stage' grows on every pass with the elements from the same start up to 'stage'
+  // CHECK-NOTES: :[[@LINE-3]]:14: note: 'seen' grows here
+}
+
+// Negative: the list is emptied on each pass, or each pass adds only its own
+// element, or the prefix loop reads the counter (a sliding window).
+void NegativePrefixCleared(Tower &model) {
+  std::vector<torch::Tensor> trainable;
+  for (size_t stage = 0; stage < model->blocks.size(); ++stage) {
+    trainable.clear();
+    for (size_t j = 0; j <= stage; ++j)
+      for (auto &p : model->blocks[j]->parameters())
+        trainable.push_back(p);
+    torch::optim::SGD opt(trainable, torch::optim::SGDOptions(0.1));
+  }
+}
+
+void NegativeOwnElementPerPass(Tower &model) {
+  std::vector<torch::Tensor> trainable;
+  for (size_t stage = 0; stage < model->blocks.size(); ++stage)
+    for (auto &p : model->blocks[stage]->parameters())
+      trainable.push_back(p);
+  torch::optim::SGD opt(trainable, torch::optim::SGDOptions(0.1));
+}
+
+void NegativeSlidingPrefix(Tower &model) {
+  std::vector<torch::Tensor> trainable;
+  for (size_t stage = 0; stage < model->blocks.size(); ++stage)
+    for (size_t j = 0; j < stage; ++j)
+      for (auto &p : model->blocks[stage - 1 - j + j * 0]->parameters())
+        trainable.push_back(p);
+  torch::optim::SGD opt(trainable, torch::optim::SGDOptions(0.1));
+}
+
+// Negative: literal bounds allow one pass that holds the first element.
+void NegativeOnePass(Tower &model) {
+  std::vector<torch::Tensor> trainable;
+  for (int stage = 0; stage < 2; ++stage)
+    for (int j = 0; j < stage; ++j)
+      for (auto &p : model->blocks[j]->parameters())
+        trainable.push_back(p);
+  torch::optim::SGD opt(trainable, torch::optim::SGDOptions(0.1));
+}
