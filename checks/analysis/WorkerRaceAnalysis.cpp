@@ -919,10 +919,18 @@ WorkerRaceAnalysis::queueHandoff(const CXXMemberCallExpr *Store,
   const Expr *Object =
       Store->getImplicitObjectArgument()->IgnoreParenImpCasts();
   // `acc.add(x)` computes, `seq->push_back(layer)` builds a module, and
-  // `buffer.add(obs)` on a struct of tensors may copy: only a container of
-  // tensors, or a class that holds no tensor itself, is taken for a queue.
-  if (std::optional<SharedKind> Kind = sharedKind(Object->getType());
-      (Kind && *Kind != SharedKind::Container) ||
+  // `buffer.add(obs)` on a struct with tensor members may copy into them:
+  // only a container of tensors, or a class whose tensors are all held in
+  // containers (a `std::deque<Tensor>` of frames), is taken for a queue.
+  std::optional<SharedKind> Kind = sharedKind(Object->getType());
+  const CXXRecordDecl *Record = recordOf(Object->getType());
+  bool CopiesIn =
+      Kind == SharedKind::Struct && Record && Record->hasDefinition() &&
+      llvm::any_of(Record->getDefinition()->fields(), [](const FieldDecl *F) {
+        return isTensorType(F->getType());
+      });
+  if ((Kind && *Kind != SharedKind::Container && *Kind != SharedKind::Struct) ||
+      CopiesIn ||
       llvm::none_of(Store->arguments(), [](const Expr *Arg) {
         return sharedKind(Arg->getType()).has_value();
       }))

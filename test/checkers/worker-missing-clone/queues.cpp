@@ -190,3 +190,76 @@ void NegativeChannelFreshPerItem(const torch::Tensor &basis, int n) {
   });
   decoder.join();
 }
+
+// Positive: a queue class whose tensors are held in a std::deque member: a
+// struct of tensors that holds them only through a container stores handles.
+class FrameQueue {
+public:
+  void push(torch::Tensor frame) {
+    std::lock_guard<std::mutex> lock(m_);
+    frames_.push_back(std::move(frame));
+  }
+  bool pop(torch::Tensor &out) {
+    std::lock_guard<std::mutex> lock(m_);
+    if (frames_.empty())
+      return false;
+    out = frames_.front();
+    frames_.pop_front();
+    return true;
+  }
+
+private:
+  std::mutex m_;
+  std::deque<torch::Tensor> frames_;
+};
+
+void drain(FrameQueue &queue) {
+  torch::Tensor frame;
+  while (queue.pop(frame))
+    consume(frame);
+}
+
+void PositiveQueueClassWithDequeMember(const torch::Tensor &scale, int n) {
+  FrameQueue queue;
+  std::thread consumer(drain, std::ref(queue));
+  auto staging = torch::empty({4});
+  for (int i = 0; i < n; ++i) {
+    at::mul_out(staging, next_frame(), scale);
+    queue.push(staging);
+  }
+  consumer.join();
+  // CHECK-NOTES: :[[@LINE-3]]:16: warning: argument 'staging' shares its storage with worker entry point 'std::thread' and the spawner writes it in place before the worker is joined [libtorch-worker-missing-clone]
+  // CHECK-NOTES: :[[@LINE-8]]:15: note: this worker reads 'queue', which the spawner stores it in
+  // CHECK-NOTES: :[[@LINE-6]]:5: note: 'mul_out' writes 'staging' in place here
+  // CHECK-FIXES: queue.push(staging.clone());
+}
+
+// Negative: a buffer class with a tensor member copies what it is given.
+class LatestFrame {
+public:
+  void add(const torch::Tensor &frame) {
+    std::lock_guard<std::mutex> lock(m_);
+    latest_.copy_(frame);
+  }
+  torch::Tensor get() {
+    std::lock_guard<std::mutex> lock(m_);
+    return latest_.clone();
+  }
+
+private:
+  std::mutex m_;
+  torch::Tensor latest_ = torch::zeros({4});
+};
+
+void show(LatestFrame &buffer) { consume(buffer.get()); }
+
+void NegativeBufferClassCopiesIn(const torch::Tensor &scale, int n) {
+  LatestFrame buffer;
+  std::thread viewer(show, std::ref(buffer));
+  auto staging = torch::empty({4});
+  for (int i = 0; i < n; ++i) {
+    at::mul_out(staging, next_frame(), scale);
+    buffer.add(staging);
+  }
+  viewer.join();
+}
