@@ -201,13 +201,20 @@ void reportRace(ClangTidyCheck &Check, const WorkerRace &R,
     Check.diag(R.Spawn->Via->getBeginLoc(),
                "'%0' hands the callable to this worker", DiagnosticIDs::Note)
         << R.Spawn->EntryPoint;
-  // An optimizer step updates the module its parameter list came from.
+  // An optimizer step updates the module its parameter list came from; a
+  // zero_grad() zeroes the gradients the shared value holds.
   bool Step = !R.Write->Write;
-  Check.diag(R.Write->Call->getExprLoc(),
-             Module || Step ? "'%0' updates the parameters of %1 in place here"
-                            : "'%0' writes %1 in place here",
-             DiagnosticIDs::Note)
-      << R.Write->Operator << (Step ? Root : Written);
+  if (R.Write->Gradients)
+    Check.diag(R.Write->Call->getExprLoc(),
+               "'zero_grad' zeroes the gradients %0 holds in place here",
+               DiagnosticIDs::Note)
+        << Root;
+  else
+    Check.diag(R.Write->Call->getExprLoc(),
+               Module || Step ? "'%0' updates the parameters of %1 in place here"
+                              : "'%0' writes %1 in place here",
+               DiagnosticIDs::Note)
+        << R.Write->Operator << (Step ? Root : Written);
   if (R.Use)
     Check.diag(R.Use->getBeginLoc(),
                R.Kind == RaceKind::ChunksReadOthers

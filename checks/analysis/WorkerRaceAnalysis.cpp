@@ -59,10 +59,20 @@ std::optional<SharedKind> sharedKind(QualType Type) {
   return std::nullopt;
 }
 
-/// `opt.step()` on a torch::optim optimizer.
-bool isOptimizerStep(const CXXMemberCallExpr *Call) {
+/// `m->zero_grad(true)`: the gradients are reset to undefined, not written.
+bool setsToNone(const CXXMemberCallExpr *Call) {
+  if (Call->getNumArgs() == 0 || isa<CXXDefaultArgExpr>(Call->getArg(0)))
+    return false;
+  const auto *Literal =
+      dyn_cast<CXXBoolLiteralExpr>(Call->getArg(0)->IgnoreParenImpCasts());
+  return !Literal || Literal->getValue();
+}
+
+/// `opt.step()` (or, with Name, another method) on a torch::optim optimizer.
+bool isOptimizerStep(const CXXMemberCallExpr *Call,
+                     llvm::StringRef Name = "step") {
   const CXXMethodDecl *Method = Call->getMethodDecl();
-  if (!Method || !Method->getIdentifier() || Method->getName() != "step")
+  if (!Method || !Method->getIdentifier() || Method->getName() != Name)
     return false;
   const CXXRecordDecl *Class = Method->getParent();
   bool Optimizer = false;
@@ -311,6 +321,15 @@ WorkerRaceAnalysis::placeOf(const Expr *E, unsigned Depth) const {
   return Place;
 }
 
+// Note [Gradients handed to a worker]
+// `p.grad()` is the gradient tensor itself, not a copy: a worker handed
+// `grads` (filled with `p.grad()` for each `p` of `model->parameters()`, or a
+// local `auto g = w.grad();`) reads the tensors that the spawner's
+// `opt.zero_grad()` (an optimizer built from `model->parameters()`) or
+// `model->zero_grad()` zeroes in place, as libtorch 1.13 does unless
+// `zero_grad(true)` sets them to none. Such a zero_grad() is a write of the
+// gradients of the module's parameters: it reaches a shared value only when
+// that value holds those gradients, never the parameters themselves.
 WorkerRaceAnalysis::Updates
 WorkerRaceAnalysis::updatesOf(const FunctionAliasAnalysis &Owner,
                             const Stmt *Body) {
@@ -340,14 +359,59 @@ WorkerRaceAnalysis::updatesOf(const FunctionAliasAnalysis &Owner,
   std::function<void(const Stmt *)> FindSteps = [&](const Stmt *S) {
     if (!S)
       return;
-    if (const auto *Call = dyn_cast<CXXMemberCallExpr>(S);
-        Call && isOptimizerStep(Call))
-      if (const Expr *Parameters = optimizerParameters(Call))
-        Add(Call, "step", nullptr, Parameters);
+    if (const auto *Call = dyn_cast<CXXMemberCallExpr>(S)) {
+      if (isOptimizerStep(Call))
+        if (const Expr *Parameters = optimizerParameters(Call))
+          Add(Call, "step", nullptr, Parameters);
+      // Note [Gradients handed to a worker]: zero_grad() of an optimizer,
+      // or of a module unless it sets them to none, zeroes the gradients.
+      const Expr *Owner = nullptr;
+      if (isOptimizerStep(Call, "zero_grad"))
+        Owner = optimizerParameters(Call);
+      else if (const CXXMethodDecl *Method = Call->getMethodDecl();
+               Method && Method->getIdentifier() &&
+               Method->getName() == "zero_grad" &&
+               isModuleClass(Method->getParent()) && !setsToNone(Call))
+        Owner = skipModuleHandleCopies(Call->getImplicitObjectArgument());
+      if (Owner) {
+        size_t Before = Result.size();
+        Add(Call, "zero_grad", nullptr, Owner);
+        if (Result.size() > Before)
+          Result.back()->Gradients = true;
+      }
+    }
     for (const Stmt *Child : S->children())
       FindSteps(Child);
   };
   FindSteps(Body);
+  // The locals that hold the gradients of a module's parameters: `auto g =
+  // p.grad();`, `grads.push_back(p.grad())` for `p` of `m->parameters()`.
+  auto GradientOwner = [&](const Expr *E) -> const ValueDecl * {
+    const auto *Grad = dyn_cast_or_null<CXXMemberCallExpr>(
+        E ? skipHandleCopies(E) : nullptr);
+    const CXXMethodDecl *Method = Grad ? Grad->getMethodDecl() : nullptr;
+    if (!Method || !Method->getIdentifier() || Method->getName() != "grad" ||
+        Grad->getNumArgs() != 0 || !isTensorType(Grad->getType()))
+      return nullptr;
+    TensorPlace Place = placeOf(Grad->getImplicitObjectArgument());
+    return Place.OfModule ? Place.Base : nullptr;
+  };
+  forEachStmt(Body, [&](const Stmt *S) {
+    if (const auto *Decls = dyn_cast<DeclStmt>(S))
+      for (const Decl *D : Decls->decls())
+        if (const auto *Var = dyn_cast<VarDecl>(D))
+          if (const ValueDecl *Owner = GradientOwner(Var->getInit()))
+            GradientsOf[Var] = Owner;
+    const auto *Push = dyn_cast<CXXMemberCallExpr>(S);
+    const CXXMethodDecl *Method = Push ? Push->getMethodDecl() : nullptr;
+    const auto *Ref = Push ? dyn_cast<DeclRefExpr>(
+                                 Push->getImplicitObjectArgument()->IgnoreParenImpCasts())
+                           : nullptr;
+    if (Method && Method->getIdentifier() && Ref && Push->getNumArgs() == 1 &&
+        (Method->getName() == "push_back" || Method->getName() == "emplace_back"))
+      if (const ValueDecl *Owner = GradientOwner(Push->getArg(0)))
+        GradientsOf[Ref->getDecl()] = Owner;
+  });
   llvm::sort(Result, [&](const auto &A, const auto &B) {
     return SM->isBeforeInTranslationUnit(A->Call->getBeginLoc(),
                                          B->Call->getBeginLoc());
@@ -777,7 +841,14 @@ bool WorkerRaceAnalysis::workerUses(const WorkerSpawn &Spawn,
   });
 }
 
-static bool reaches(const StorageUpdate &U, const ValueDecl *Root) {
+bool WorkerRaceAnalysis::reaches(const StorageUpdate &U,
+                                 const ValueDecl *Root) const {
+  // A zero_grad() reaches the gradients of its module's parameters, not the
+  // parameters.
+  if (U.Gradients) {
+    const ValueDecl *Owner = GradientsOf.lookup(Root);
+    return Owner && llvm::is_contained(U.Roots, Owner);
+  }
   return llvm::is_contained(U.Roots, Root);
 }
 

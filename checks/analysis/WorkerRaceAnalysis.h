@@ -62,6 +62,9 @@ struct StorageUpdate {
   const VarDecl *HolderCopy = nullptr;
   /// The index of the container element written (`outs[i]`).
   const Expr *ElementIndex = nullptr;
+  /// A zero_grad(): it writes the gradients of the parameters of the module
+  /// Roots name, not the parameters (Note [Gradients handed to a worker]).
+  bool Gradients = false;
 };
 
 /// How a shared value races.
@@ -242,6 +245,10 @@ private:
   llvm::DenseMap<const VarDecl *, const Expr *> RangeInits;
   /// The updates of this function, lambda bodies included, in source order.
   Updates FunctionUpdates;
+  /// The locals that hold gradients of a module's parameters, with the
+  /// module (Note [Gradients handed to a worker]).
+  llvm::DenseMap<const ValueDecl *, const ValueDecl *> GradientsOf;
+  bool reaches(const StorageUpdate &U, const ValueDecl *Root) const;
   llvm::DenseMap<const FunctionDecl *, Updates> CalleeUpdates;
 };
 

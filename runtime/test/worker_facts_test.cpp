@@ -119,4 +119,25 @@ TEST(WorkerFacts, ARefilledMemberReturnedByGetMakesEveryRowTheLastSample) {
   }
 }
 
+// Note [Gradients handed to a worker]: p.grad() is the gradient tensor, and
+// zero_grad() zeroes it in place (Module::zero_grad(true) resets it instead).
+TEST(WorkerFacts, ZeroGradZeroesTheGradientTensorsAWorkerHolds) {
+  torch::nn::Linear model(2, 1);
+  torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.1));
+  model->forward(torch::ones({1, 2})).sum().backward();
+  std::vector<torch::Tensor> grads;
+  for (auto &p : model->parameters())
+    grads.push_back(p.grad());
+  ASSERT_GT(grads[0].abs().sum().item<float>(), 0.0f);
+  opt.zero_grad();
+  EXPECT_EQ(grads[0].abs().sum().item<float>(), 0.0f);
+
+  model->forward(torch::ones({1, 2})).sum().backward();
+  auto g = model->weight.grad();
+  ASSERT_GT(g.abs().sum().item<float>(), 0.0f);
+  model->zero_grad(/*set_to_none=*/true);
+  EXPECT_FALSE(model->weight.grad().defined());
+  EXPECT_GT(g.abs().sum().item<float>(), 0.0f);
+}
+
 } // namespace

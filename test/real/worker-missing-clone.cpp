@@ -4,6 +4,8 @@
 
 #include <torch/torch.h>
 
+#include <c10/core/thread_pool.h>
+
 #include <functional>
 #include <map>
 #include <string>
@@ -226,3 +228,18 @@ struct ClonedScratchDataset : torch::data::datasets::Dataset<ClonedScratchDatase
   torch::optional<size_t> size() const override { return 4; }
   torch::Tensor scratch_ = torch::zeros({2});
 };
+
+// Note [Gradients handed to a worker].
+void PositiveGradientsToThreadPool(torch::nn::Linear &model, c10::ThreadPool &pool) {
+  torch::optim::SGD opt(model->parameters(), 0.1);
+  std::vector<torch::Tensor> grads;
+  for (auto &p : model->parameters())
+    grads.push_back(p.grad());
+  pool.run([grads] {
+    for (auto &g : grads)
+      (void)g.sum();
+  });
+  // CHECK-MESSAGES: :[[@LINE-4]]:13: warning: by-value capture 'grads' holds tensors that share their storage with worker entry point 'c10::ThreadPool::run' and the spawner writes them in place before the worker is joined
+  opt.step();
+  opt.zero_grad();
+}
