@@ -44,9 +44,10 @@ namespace {
 std::optional<int64_t> constantValue(const Expr *E, const ASTContext &AST) {
   std::optional<llvm::APSInt> Value =
       E->isValueDependent() ? std::nullopt : E->getIntegerConstantExpr(AST);
-  if (!Value || Value->getSignificantBits() > 63)
+  if (!Value || Value->getBitWidth() > 64)
     return std::nullopt;
-  return Value->getExtValue();
+  return Value->isSigned() ? Value->getSExtValue()
+                           : static_cast<int64_t>(Value->getZExtValue());
 }
 
 bool isLoop(const Stmt *S) {
