@@ -1052,8 +1052,9 @@ ParameterSharingAnalysis::moduleLoopParameters(const Expr *List) {
 }
 
 /// Whether Target is evaluated on every pass through Body: not under a
-/// branch, and Body holds no `continue`, `break` or `return`.
-static bool reachedOnEveryPass(const Stmt *Body, const Expr *Target) {
+/// branch, and Body, outside Target, holds no `continue`, `break` or
+/// `return`.
+static bool reachedOnEveryPass(const Stmt *Body, const Stmt *Target) {
   bool Found = false, Conditional = false, Exits = false;
   std::function<void(const Stmt *, bool)> Visit = [&](const Stmt *S,
                                                       bool Branch) {
@@ -1219,24 +1220,7 @@ ParameterSharingAnalysis::collectedVisit(const CallExpr *Push,
     return std::nullopt;
   // The inner loop runs on every pass of the outer one: no branch above it,
   // and no exit of the outer body outside it.
-  bool Reached = false, Skips = false;
-  std::function<void(const Stmt *, bool)> Pass = [&](const Stmt *S,
-                                                     bool Branch) {
-    if (!S || isa<LambdaExpr>(S))
-      return;
-    if (S == Inner) {
-      Reached = !Branch;
-      return;
-    }
-    Skips |= isa<ContinueStmt, BreakStmt, ReturnStmt, GotoStmt>(S);
-    const auto *Binary = dyn_cast<BinaryOperator>(S);
-    bool Inside = Branch || isa<IfStmt, SwitchStmt, ConditionalOperator>(S) ||
-                  (Binary && Binary->isLogicalOp());
-    for (const Stmt *Child : S->children())
-      Pass(Child, Inside);
-  };
-  Pass(Outer->getBody(), false);
-  if (!Reached || Skips)
+  if (!reachedOnEveryPass(Outer->getBody(), Inner))
     return std::nullopt;
   // What a condition must not read: the module and what the outer body
   // derives from it.

@@ -205,7 +205,6 @@ bool isMethodNamed(const CXXMemberCallExpr *Call,
 const CallExpr *growsWithoutEmptying(const VarDecl *List, const Stmt *Loop,
                                      const Stmt *Use, const SourceManager &SM,
                                      bool AnyGrowth = false) {
-  const Stmt *AddGroup = Use;
   const Stmt *Body = bodyOf(Loop);
   llvm::SmallPtrSet<const DeclRefExpr *, 8> Accounted;
   const CallExpr *Growth = nullptr;
@@ -224,7 +223,7 @@ const CallExpr *growsWithoutEmptying(const VarDecl *List, const Stmt *Loop,
   std::function<void(const Stmt *)> Visit = [&](const Stmt *S) {
     if (!S)
       return;
-    if (S == AddGroup) {
+    if (S == Use) {
       std::function<void(const Stmt *)> All = [&](const Stmt *Inner) {
         if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(Inner))
           Accounted.insert(Ref);
@@ -238,7 +237,7 @@ const CallExpr *growsWithoutEmptying(const VarDecl *List, const Stmt *Loop,
       if (isMethodNamed(Call, {"push_back", "emplace_back", "insert"}) &&
           Account(Call->getImplicitObjectArgument())) {
         if (!Growth && SM.isBeforeInTranslationUnit(Call->getBeginLoc(),
-                                                   AddGroup->getBeginLoc()) &&
+                                                   Use->getBeginLoc()) &&
             (AnyGrowth || onEveryPass(Body, Call)))
           Growth = Call;
       } else if (isMethodNamed(Call, {"size", "empty", "begin", "end", "cbegin",
