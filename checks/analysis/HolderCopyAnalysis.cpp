@@ -266,27 +266,31 @@ struct MemberCopy {
   const CXXOperatorCallExpr *CopyAssign = nullptr; ///< `target_ = online_`.
 };
 
-/// The assignments of handle members of `this` in the bodies of Record's
-/// methods and constructors, with the member each one copies (null when the
-/// right-hand side is not another member's handle).
-std::vector<std::pair<const CXXOperatorCallExpr *, const FieldDecl *>>
-memberAssignments(const CXXRecordDecl *Record, const FieldDecl *Field) {
-  std::vector<std::pair<const CXXOperatorCallExpr *, const FieldDecl *>> Found;
+/// An assignment of a member of `this` in a body of its class, and the
+/// member whose handle it copies (null when the right-hand side is not
+/// another member).
+using MemberAssignment = std::pair<const CXXOperatorCallExpr *, const FieldDecl *>;
+
+/// The assignments of members of `this` in the bodies of Record's methods
+/// and constructors, by the member assigned: one walk of the class.
+llvm::DenseMap<const FieldDecl *, std::vector<MemberAssignment>>
+memberAssignments(const CXXRecordDecl *Record) {
+  llvm::DenseMap<const FieldDecl *, std::vector<MemberAssignment>> Found;
   std::function<void(const Stmt *)> Visit = [&](const Stmt *S) {
     if (!S || isa<LambdaExpr>(S))
       return;
     if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S);
         Op && Op->isAssignmentOp() && Op->getNumArgs() == 2) {
       const auto *Lhs = dyn_cast<MemberExpr>(Op->getArg(0)->IgnoreImplicit());
-      if (Lhs && Lhs->getMemberDecl() == Field &&
-          isa<CXXThisExpr>(Lhs->getBase()->IgnoreImplicit())) {
+      const auto *Field = Lhs ? dyn_cast<FieldDecl>(Lhs->getMemberDecl()) : nullptr;
+      if (Field && isa<CXXThisExpr>(Lhs->getBase()->IgnoreImplicit())) {
         const auto *Rhs =
             dyn_cast<MemberExpr>(skipModuleHandleCopies(Op->getArg(1)));
         const auto *Source =
             Rhs && isa<CXXThisExpr>(Rhs->getBase()->IgnoreImplicit())
                 ? dyn_cast<FieldDecl>(Rhs->getMemberDecl())
                 : nullptr;
-        Found.emplace_back(Op, Source);
+        Found[Field].emplace_back(Op, Source);
       }
     }
     llvm::for_each(S->children(), Visit);
@@ -310,16 +314,17 @@ std::optional<MemberCopy> assignedMemberCopy(const FieldDecl *Updated) {
   const auto *Record = dyn_cast<CXXRecordDecl>(Updated->getParent());
   if (!Record)
     return std::nullopt;
+  const auto Assignments = memberAssignments(Record);
   for (const FieldDecl *Other : Record->fields()) {
     if (Other == Updated || !isModuleHandleMember(Other))
       continue;
     // Updated copied into Other, or Other into Updated.
     for (auto [Copy, Original] : {std::pair(Other, Updated),
                                   std::pair(Updated, Other)}) {
-      auto CopyAssignments = memberAssignments(Record, Copy);
+      const auto CopyAssignments = Assignments.lookup(Copy);
       if (CopyAssignments.size() != 1 ||
           CopyAssignments.front().second != Original ||
-          !memberAssignments(Record, Original).empty())
+          Assignments.count(Original))
         continue;
       MemberCopy Result;
       Result.Copy = Copy;
