@@ -69,10 +69,21 @@ void DetachedWriteCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   std::unique_ptr<AutogradAnalysis> Autograd;
   auto Facts = [&]() -> AutogradAnalysis & {
-    if (!Autograd)
-      Autograd = std::make_unique<AutogradAnalysis>(
-          *Function, *Result.Context, &table(),
-          SavedTensorTable::builtin().get());
+    if (Autograd)
+      return *Autograd;
+    const SavedTensorTable *Saved = SavedTensorTable::builtin().get();
+    Autograd = std::make_unique<AutogradAnalysis>(*Function, *Result.Context,
+                                                  &table(), Saved);
+    // A function with no backward of its own may return a graph that a
+    // caller differentiates (Note [A graph returned to the caller]).
+    if (!Autograd->hasBackward()) {
+      if (!Calls)
+        Calls = std::make_unique<MainFileCalls>(*Result.Context);
+      if (std::optional<CallerBackward> Caller =
+              callerBackward(*Function, *Calls, *Result.Context, &table()))
+        Autograd = std::make_unique<AutogradAnalysis>(
+            *Function, *Result.Context, &table(), Saved, &*Caller);
+    }
     return *Autograd;
   };
   llvm::DenseSet<const Expr *> Reported;
@@ -102,6 +113,7 @@ void DetachedWriteCheck::check(const MatchFinder::MatchResult &Result) {
 
 void DetachedWriteCheck::onEndOfTranslationUnit() {
   Modules.reset();
+  Calls.reset();
   AliasCheckBase::onEndOfTranslationUnit();
 }
 
@@ -141,7 +153,7 @@ bool DetachedWriteCheck::checkDetachedWrite(const WriteEvent &Write,
         << Write.Operator << describeRoot(Value) << Save->Operator
         << Save->Definite;
     addAliasNotes(Write);
-    noteSave(*Save);
+    noteSave(*Save, Autograd, Write.Call);
     return true;
   }
 
@@ -168,7 +180,7 @@ bool DetachedWriteCheck::checkDetachedWrite(const WriteEvent &Write,
         << Root->getName() << Fix;
   addAliasNotes(Write);
   if (Save)
-    noteSave(*Save);
+    noteSave(*Save, Autograd, Write.Call);
   return true;
 }
 
@@ -212,12 +224,12 @@ bool DetachedWriteCheck::checkInPlaceWrite(const WriteEvent &Write,
     diag(Write.Call->getExprLoc(), "'%0' is called here", DiagnosticIDs::Note)
         << Write.Operator;
   addAliasNotes(Write);
-  if (Write.CalleeWrite)
+  if (Write.CalleeWrite && !Autograd.caller())
     if (std::optional<SourceLocation> Backward =
             Autograd.backwardNeeding(*Save, Write.Call))
       diag(*Backward, "the backward that needs it runs here",
            DiagnosticIDs::Note);
-  noteSave(*Save);
+  noteSave(*Save, Autograd, Write.Call);
   return true;
 }
 
@@ -291,7 +303,7 @@ void DetachedWriteCheck::checkModuleStateWrites(
            "computation has been modified by an inplace operation'")
           << writerName(Write.Call, table()) << describeModuleState(Write)
           << Save->Operator;
-      noteSave(*Save);
+      noteSave(*Save, Autograd, Write.Call);
       Done.insert(Write.Call);
       continue;
     }
@@ -459,13 +471,39 @@ void DetachedWriteCheck::checkSequential(const CXXConstructExpr &Sequential) {
   }
 }
 
-void DetachedWriteCheck::noteSave(const SavedTensor &Save) {
-  diag(Save.Saver->getExprLoc(),
-       "'%0' %select{may save|saves}3 %select{'%2'|its result}1 for "
-       "backward here",
+void DetachedWriteCheck::noteSave(const SavedTensor &Save,
+                                  const AutogradAnalysis &Autograd,
+                                  const Expr *Write) {
+  if (Save.Inner) {
+    const FunctionDecl *Helper = Save.Saver->getDirectCallee();
+    diag(Save.Saver->getExprLoc(),
+         "'%0' returns what '%1' saved for backward", DiagnosticIDs::Note)
+        << Helper->getName() << Save.Operator;
+    diag(Save.Inner->getExprLoc(), "'%0' saves its result for backward here",
+         DiagnosticIDs::Note)
+        << Save.Operator;
+  } else {
+    diag(Save.Saver->getExprLoc(),
+         "'%0' %select{may save|saves}3 %select{'%2'|its result}1 for "
+         "backward here",
+         DiagnosticIDs::Note)
+        << Save.Operator << Save.IsResult << Save.Tensor->getName()
+        << Save.Definite;
+  }
+  // Note [A graph returned to the caller]: where the graph leaves the
+  // function and where the caller's backward runs.
+  const CallerBackward *Caller = Autograd.caller();
+  std::optional<SourceLocation> Return =
+      Caller ? Autograd.backwardNeeding(Save, Write) : std::nullopt;
+  if (!Return || !Autograd.isReturnOfGraph(*Return))
+    return;
+  const auto *Callee = dyn_cast<NamedDecl>(Caller->Call->getCalleeDecl());
+  diag(*Return, "the graph is returned here", DiagnosticIDs::Note);
+  diag(Caller->Call->getExprLoc(), "'%0' is called here",
        DiagnosticIDs::Note)
-      << Save.Operator << Save.IsResult << Save.Tensor->getName()
-      << Save.Definite;
+      << Callee->getName();
+  diag(Caller->Backward, "the backward that needs it runs here",
+       DiagnosticIDs::Note);
 }
 
 // Note [Clone after detach]

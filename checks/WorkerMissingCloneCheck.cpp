@@ -209,7 +209,16 @@ void reportRace(ClangTidyCheck &Check, const WorkerRace &R,
                "'zero_grad' zeroes the gradients %0 holds in place here",
                DiagnosticIDs::Note)
         << Root;
-  else
+  else if (const FieldDecl *Member = R.Write->RefilledMember) {
+    // Note [A member handed out and refilled]
+    Check.diag(R.Write->Call->getExprLoc(),
+               "'%0' refills member '%1', which %2 holds, in place here",
+               DiagnosticIDs::Note)
+        << R.Write->Operator << Member->getName() << Root;
+    Check.diag(R.Write->Write->CalleeWrite->getExprLoc(),
+               "'%0' is written in place here", DiagnosticIDs::Note)
+        << Member->getName();
+  } else
     Check.diag(R.Write->Call->getExprLoc(),
                Module || Step ? "'%0' updates the parameters of %1 in place here"
                               : "'%0' writes %1 in place here",

@@ -22,6 +22,16 @@ llvm::StringRef calleeName(const CallExpr *Call) {
   return Callee && Callee->getIdentifier() ? Callee->getName() : "";
 }
 
+/// A call to `backward` or `torch::autograd::backward`/`grad`.
+bool isBackwardCall(const CallExpr *Call) {
+  llvm::StringRef Name = calleeName(Call);
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  bool IsMethod = isa<CXXMemberCallExpr>(Call);
+  return (Name == "backward" &&
+          (IsMethod || (Callee && isLibtorchDecl(Callee)))) ||
+         (Name == "grad" && !IsMethod && Callee && isLibtorchDecl(Callee));
+}
+
 /// `requires_grad(true)`, `requires_grad_()`, `set_requires_grad(true)`:
 /// anything but an explicit `false`.
 bool turnsOnGrad(const CallExpr *Call) {
@@ -172,6 +182,70 @@ bool isMethodCall(const CallExpr *Call) {
           isa_and_nonnull<CXXMethodDecl>(Call->getDirectCallee()));
 }
 
+/// The tensors `std::tie(a, b) = ...` assigns.
+llvm::SmallVector<const ValueDecl *, 2>
+tiedTensors(const CXXOperatorCallExpr *Assign) {
+  llvm::SmallVector<const ValueDecl *, 2> Tied;
+  const auto *Tie = dyn_cast<CallExpr>(Assign->getArg(0)->IgnoreImplicit());
+  const FunctionDecl *Callee = Tie ? Tie->getDirectCallee() : nullptr;
+  if (!Callee || !Callee->isInStdNamespace() || !Callee->getIdentifier() ||
+      Callee->getName() != "tie")
+    return Tied;
+  for (const Expr *Arg : Tie->arguments())
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(Arg->IgnoreImplicit());
+        Ref && isTensorType(Ref->getType()))
+      Tied.push_back(Ref->getDecl());
+  return Tied;
+}
+
+/// A member of a class that is not a module, made to require grad where the
+/// class initialises it: `w_(torch::randn({4, 4}).requires_grad_())`, a
+/// default member initializer, or `w_.requires_grad_()` or an assignment in
+/// a constructor's body.
+bool memberRequestsGrad(const FieldDecl *Field) {
+  if (Field->hasInClassInitializer() &&
+      containsGradRequest(Field->getInClassInitializer()))
+    return true;
+  const auto *Class = dyn_cast<CXXRecordDecl>(Field->getParent());
+  if (!Class || !Class->hasDefinition())
+    return false;
+  auto NamesField = [&](const Expr *E) {
+    const auto *Member = dyn_cast<MemberExpr>(E->IgnoreImplicit());
+    return Member && Member->getMemberDecl() == Field;
+  };
+  for (const CXXConstructorDecl *Ctor : Class->getDefinition()->ctors()) {
+    const auto *Definition =
+        dyn_cast_or_null<CXXConstructorDecl>(Ctor->getDefinition());
+    if (!Definition)
+      continue;
+    for (const CXXCtorInitializer *Init : Definition->inits())
+      if (Init->getMember() == Field && containsGradRequest(Init->getInit()))
+        return true;
+    bool Requested = false;
+    forEachStmt(Definition->getBody(), [&](const Stmt *S) {
+      if (const auto *Call = dyn_cast<CXXMemberCallExpr>(S))
+        Requested |= turnsOnGrad(Call) &&
+                     NamesField(Call->getImplicitObjectArgument());
+      if (const auto *Assign = dyn_cast<CXXOperatorCallExpr>(S);
+          Assign && Assign->getOperator() == OO_Equal &&
+          Assign->getNumArgs() == 2)
+        Requested |= NamesField(Assign->getArg(0)) &&
+                     containsGradRequest(Assign->getArg(1));
+    });
+    if (Requested)
+      return true;
+  }
+  return false;
+}
+
+/// A tensor, or a value whose copy copies tensor handles: a container of
+/// them or a user's struct of them. A backward from such a value starts
+/// from the tensors it holds.
+bool carriesTensors(QualType Type) {
+  return isTensorType(Type) || isTensorListType(Type) ||
+         isTensorContainerType(Type) || isTensorRecordType(Type);
+}
+
 /// The tensor variables S reads: for a backward call, the tensors it starts
 /// from; for an operand, with SkipDetached, those it takes part of a graph
 /// from (not through `detach()` or `data()`).
@@ -185,7 +259,7 @@ void collectTensorReads(const Stmt *S,
       return;
   if (const auto *E = dyn_cast<Expr>(S))
     if (const ValueDecl *Read = referencedDecl(E);
-        Read && (isTensorType(E->getType()) || isTensorListType(E->getType())))
+        Read && carriesTensors(E->getType()))
       Reads.push_back(Read);
   for (const Stmt *Child : S->children())
     collectTensorReads(Child, Reads, SkipDetached);
@@ -195,9 +269,12 @@ void collectTensorReads(const Stmt *S,
 
 AutogradAnalysis::AutogradAnalysis(const FunctionDecl &Function,
                                    ASTContext &AST, const OperatorTable *Ops,
-                                   const SavedTensorTable *Saved)
+                                   const SavedTensorTable *Saved,
+                                   const CallerBackward *Caller)
     : AST(AST), Parents(const_cast<Stmt *>(Function.getBody())), Ops(Ops),
       Saved(Saved) {
+  if (Caller)
+    this->Caller = *Caller;
   // Note [A module's forward is differentiated]
   // A module's `forward` builds the graph that its caller's backward
   // differentiates: what it returns is where that backward starts. So a
@@ -206,9 +283,12 @@ AutogradAnalysis::AutogradAnalysis(const FunctionDecl &Function,
   // operation of `forward` saved makes that backward throw, wherever it is
   // called (`F::embedding` with max_norm after a matmul saved its weight).
   const auto *Method = dyn_cast<CXXMethodDecl>(&Function);
-  ReturnsGraph = Method && Method->getIdentifier() &&
-                 Method->getName() == "forward" &&
-                 isModuleClass(Method->getParent());
+  ReturnsGraph = (Method && Method->getIdentifier() &&
+                  Method->getName() == "forward" &&
+                  isModuleClass(Method->getParent())) ||
+                 Caller;
+  if (Caller)
+    CallerGraph.insert(Caller->GraphParams.begin(), Caller->GraphParams.end());
   collect(Function.getBody());
   if (Ops && Saved && !BackwardCalls.empty())
     collectSaves(Function.getBody());
@@ -230,8 +310,7 @@ void AutogradAnalysis::collectReads(const Stmt *S, const ValueDecl *Result,
   }
   if (const auto *E = dyn_cast<Expr>(S)) {
     if (const ValueDecl *Read = referencedDecl(E);
-        Read && Read != Result &&
-        (isTensorType(E->getType()) || isTensorListType(E->getType()))) {
+        Read && Read != Result && carriesTensors(E->getType())) {
       Edges.push_back({Result, Read, Where});
       if (isa<DeclRefExpr>(E))
         return;
@@ -247,9 +326,12 @@ void AutogradAnalysis::collect(const Stmt *S) {
   if (const auto *Decl = dyn_cast<DeclStmt>(S)) {
     for (const auto *D : Decl->decls())
       if (const auto *Var = dyn_cast<VarDecl>(D);
-          Var && Var->getInit() &&
-          (isTensorType(Var->getType()) || isTensorListType(Var->getType()))) {
+          Var && Var->getInit() && carriesTensors(Var->getType())) {
         collectReads(Var->getInit(), Var, Var->getLocation());
+        // `auto [h, c] = cell(x);`: each name reads the hidden object.
+        if (const auto *Bindings = dyn_cast<DecompositionDecl>(Var))
+          for (const BindingDecl *Binding : Bindings->bindings())
+            Edges.push_back({Binding, Var, Var->getLocation()});
         if (containsGradRequest(Var->getInit()))
           RequiresGrad.insert(Var);
         if (isModuleCall(Var->getInit()))
@@ -264,6 +346,11 @@ void AutogradAnalysis::collect(const Stmt *S) {
       Rebinds.push_back({Lhs->getDecl(), Assign->getSourceRange()});
       if (!mentions(Assign->getArg(1), Lhs->getDecl()))
         FreshRebinds.push_back({Lhs->getDecl(), Assign->getSourceRange()});
+    }
+    // `std::tie(h, c) = cell(x, h, c);` assigns each tied tensor.
+    for (const ValueDecl *Tied : tiedTensors(Assign)) {
+      collectReads(Assign->getArg(1), Tied, Assign->getExprLoc());
+      Rebinds.push_back({Tied, Assign->getSourceRange()});
     }
   } else if (const auto *Call = dyn_cast<CXXMemberCallExpr>(S)) {
     if (turnsOnGrad(Call))
@@ -281,13 +368,11 @@ void AutogradAnalysis::collect(const Stmt *S) {
     collectTensorReads(Return->getRetValue(), Roots);
     BackwardCalls.push_back(Return->getBeginLoc());
     BackwardRoots.push_back({Return->getBeginLoc(), std::move(Roots)});
+    if (Caller)
+      GraphReturns.push_back(Return->getBeginLoc());
   }
   if (const auto *Call = dyn_cast<CallExpr>(S)) {
-    llvm::StringRef Name = calleeName(Call);
-    const FunctionDecl *Callee = Call->getDirectCallee();
-    bool IsMethod = isa<CXXMemberCallExpr>(Call);
-    if ((Name == "backward" && (IsMethod || (Callee && isLibtorchDecl(Callee)))) ||
-        (Name == "grad" && !IsMethod && Callee && isLibtorchDecl(Callee))) {
+    if (isBackwardCall(Call)) {
       BackwardCalls.push_back(Call->getBeginLoc());
       llvm::SmallVector<const ValueDecl *, 2> Roots;
       if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call))
@@ -305,14 +390,21 @@ bool AutogradAnalysis::requiresGrad(const ValueDecl *Root) const {
   if (RequiresGrad.count(Root))
     return true;
   const auto *Field = dyn_cast_or_null<FieldDecl>(Root);
-  return Field && derivesFromLibtorch(dyn_cast<CXXRecordDecl>(Field->getParent()),
-                                      "Module");
+  if (!Field || !isTensorType(Field->getType()))
+    return false;
+  if (derivesFromLibtorch(dyn_cast<CXXRecordDecl>(Field->getParent()),
+                          "Module"))
+    return true;
+  auto [It, New] = MemberGrad.try_emplace(Field, false);
+  if (New)
+    It->second = memberRequestsGrad(Field);
+  return It->second;
 }
 
 bool AutogradAnalysis::isGraphResult(
     const ValueDecl *Root, SourceLocation Before,
     llvm::DenseSet<const ValueDecl *> &Seen) const {
-  if (ModuleOutputs.count(Root))
+  if (ModuleOutputs.count(Root) || CallerGraph.count(Root))
     return true;
   if (!Seen.insert(Root).second)
     return false;
@@ -432,6 +524,140 @@ std::optional<ModuleCall> helperForward(const CallExpr *Call) {
   return Found;
 }
 
+/// What the measured or generated table says a tensor call saves for
+/// backward; nothing for a special operation or an out= variant.
+static SavedOperands savedOperands(const TensorCall &Tensor,
+                                   const SavedTensorTable &Saved,
+                                   const OperatorTable &Ops) {
+  SavedOperands What;
+  if (Tensor.Special != SpecialOperation::None || !Tensor.Effect.OutArgs.empty())
+    return What;
+  if (Tensor.MeasuredSaves) {
+    What.Inputs = Tensor.MeasuredSaves->Inputs;
+    What.Result = Tensor.MeasuredSaves->Result;
+    return What;
+  }
+  llvm::SmallVector<bool, 4> MayHold;
+  for (const Expr *Arg : Tensor.Args)
+    MayHold.push_back(mayHoldTensor(Arg->getType()));
+  return Saved.savedBy(Tensor.Effect.Operator, isMethodCall(Tensor.Call),
+                       MayHold, Ops);
+}
+
+namespace {
+/// An operation of a function that saved its result for backward, and the
+/// member of the returned struct that holds it (null: the returned tensor).
+struct ReturnedSave {
+  const CallExpr *Saver = nullptr;
+  std::string Operator;
+  const FieldDecl *Field = nullptr;
+};
+} // namespace
+
+/// The result, or a view of it, of an operation that saves its result:
+/// `torch::sigmoid(z)`, `s.narrow(1, 0, h)` where `s` was initialised by one.
+static const CallExpr *savingCallOf(const Expr *E, const OperatorTable &Ops,
+                                    const SavedTensorTable &Saved,
+                                    bool ThroughVariable = true) {
+  while (true) {
+    E = skipHandleCopies(E);
+    if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(E)) {
+      const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+      if (!ThroughVariable || !Var || !Var->hasLocalStorage() ||
+          isa<ParmVarDecl>(Var) || !Var->getInit())
+        return nullptr;
+      return savingCallOf(Var->getInit(), Ops, Saved, false);
+    }
+    const auto *Call = dyn_cast_or_null<CallExpr>(E);
+    std::optional<TensorCall> Tensor =
+        Call ? resolveTensorCall(Call, Ops) : std::nullopt;
+    if (!Tensor)
+      return nullptr;
+    if (savedOperands(*Tensor, Saved, Ops).Result)
+      return Call;
+    if (Tensor->Special != SpecialOperation::None ||
+        Tensor->Effect.View != ViewKind::Definite || Tensor->Effect.Expands ||
+        !Tensor->aliasedArgument())
+      return nullptr;
+    E = Tensor->aliasedArgument();
+  }
+}
+
+// Note [Saved by a function that returns it]
+// `Gates g = compute_gates(x, h, w, b);`, where the function of the
+// translation unit returns `torch::sigmoid(z)`, or a struct whose members
+// are views of it, hands the caller tensors that sigmoid saved for backward:
+// an in-place write into `g.forget` makes the backward through the gates
+// throw, as a write into the sigmoid's result would in the function itself.
+// The save is the caller's, at the call, when grad mode is on there and an
+// argument of the call is part of the graph (a parameter, a member made to
+// require grad); a function that disables grad mode saves nothing. The
+// variable the call initialises holds the saved tensor, or, for a struct,
+// each member that holds one.
+static llvm::SmallVector<ReturnedSave, 2>
+returnedSaves(const FunctionDecl &Function, const OperatorTable &Ops,
+              const SavedTensorTable &Saved) {
+  llvm::SmallVector<ReturnedSave, 2> Found;
+  bool DisablesGrad = false;
+  forEachStmt(Function.getBody(), [&](const Stmt *S) {
+    DisablesGrad |= declaresNoGradGuard(S);
+    const auto *Return = dyn_cast<ReturnStmt>(S);
+    const Expr *Value = Return ? Return->getRetValue() : nullptr;
+    if (!Value)
+      return;
+    auto Add = [&](const Expr *E, const FieldDecl *Field) {
+      if (const CallExpr *Saver = savingCallOf(E, Ops, Saved)) {
+        std::optional<TensorCall> Tensor = resolveTensorCall(Saver, Ops);
+        Found.push_back({Saver,
+                         Tensor->MeasuredSaves ? Tensor->Spelling
+                                               : Tensor->Effect.Operator,
+                         Field});
+      }
+    };
+    const auto *List = dyn_cast<InitListExpr>(Value->IgnoreImplicit());
+    const RecordDecl *Record =
+        List ? Value->getType()->getAsRecordDecl() : nullptr;
+    if (Record && isTensorRecordType(Value->getType())) {
+      unsigned I = 0;
+      for (const FieldDecl *Field : Record->fields())
+        if (I < List->getNumInits())
+          Add(List->getInit(I++), Field);
+    } else if (isTensorType(Function.getReturnType())) {
+      Add(Value, nullptr);
+    }
+  });
+  if (DisablesGrad)
+    Found.clear();
+  return Found;
+}
+
+void AutogradAnalysis::recordHelperSave(const CallExpr *Call) {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  const FunctionDecl *Definition = nullptr;
+  if (!Callee || isLibtorchDecl(Callee) || Callee->isInStdNamespace() ||
+      !Callee->hasBody(Definition) || isInNoGradScope(Call) ||
+      isDetachedOnItsWay(Call) ||
+      !AST.getSourceManager().isInMainFile(Definition->getLocation()))
+    return;
+  bool ArgumentInGraph = llvm::any_of(Call->arguments(), [&](const Expr *Arg) {
+    return mayHoldTensor(Arg->getType()) &&
+           isPartOfGraph(Arg, Call->getBeginLoc());
+  });
+  if (!ArgumentInGraph)
+    return;
+  const ValueDecl *Consumer = consumerOf(Call);
+  if (!Consumer)
+    return;
+  for (const ReturnedSave &Save : returnedSaves(*Definition, *Ops, *Saved)) {
+    if (Save.Field)
+      Saves.push_back({Call, Save.Operator, Save.Field, /*IsResult=*/true,
+                       /*Definite=*/true, Consumer, Save.Saver});
+    else if (ResultHolders.lookup(Call) == Consumer)
+      Saves.push_back({Call, Save.Operator, Consumer, /*IsResult=*/true,
+                       /*Definite=*/true, Consumer, Save.Saver});
+  }
+}
+
 void AutogradAnalysis::recordSave(const CallExpr *Call) {
   std::optional<ModuleCall> Module = moduleCallOf(Call);
   if (!Module)
@@ -439,21 +665,14 @@ void AutogradAnalysis::recordSave(const CallExpr *Call) {
   if (Module && !isInNoGradScope(Call) && !isDetachedOnItsWay(Call))
     if (const ValueDecl *Consumer = consumerOf(Call))
       ModuleSaves.push_back({*Module, Consumer});
+  recordHelperSave(Call);
   std::optional<TensorCall> Tensor = resolveTensorCall(Call, *Ops);
-  if (!Tensor || Tensor->Special != SpecialOperation::None ||
-      !Tensor->Effect.OutArgs.empty())
+  if (!Tensor)
     return;
   llvm::SmallVector<bool, 4> MayHold;
   for (const Expr *Arg : Tensor->Args)
     MayHold.push_back(mayHoldTensor(Arg->getType()));
-  SavedOperands What;
-  if (Tensor->MeasuredSaves) {
-    What.Inputs = Tensor->MeasuredSaves->Inputs;
-    What.Result = Tensor->MeasuredSaves->Result;
-  } else {
-    What = Saved->savedBy(Tensor->Effect.Operator, isMethodCall(Call),
-                          MayHold, *Ops);
-  }
+  SavedOperands What = savedOperands(*Tensor, *Saved, *Ops);
   if (What.empty() || isInNoGradScope(Call))
     return;
   llvm::SmallVector<bool, 4> InGraph;
@@ -549,8 +768,8 @@ const ValueDecl *AutogradAnalysis::consumerOf(const CallExpr *Call) {
     if (const auto *Decl = dyn_cast<DeclStmt>(Parent)) {
       for (const auto *D : Decl->decls())
         if (const auto *Var = dyn_cast<VarDecl>(D);
-            Var && Var->getInit() == Child && isTensorType(Var->getType())) {
-          if (stripViews(Var->getInit()) == Call)
+            Var && Var->getInit() == Child && carriesTensors(Var->getType())) {
+          if (isTensorType(Var->getType()) && stripViews(Var->getInit()) == Call)
             ResultHolders[Call] = Var;
           return Var;
         }
@@ -650,6 +869,96 @@ const SavedTensor *AutogradAnalysis::savedFor(const ValueDecl *Root,
 std::optional<SourceLocation>
 AutogradAnalysis::backwardNeeding(const SavedTensor &Save, const Expr *After) const {
   return backwardFrom(Save.Consumer, After, [](SourceLocation) { return false; });
+}
+
+std::optional<SourceLocation>
+AutogradAnalysis::backwardFromResultOf(const CallExpr *Call) {
+  if (isInNoGradScope(Call) || isDetachedOnItsWay(Call))
+    return std::nullopt;
+  // `cell(x).sum().backward()`: the backward is in the same expression.
+  for (const Stmt *Parent = Parents.getParent(Call); isa_and_nonnull<Expr>(Parent);
+       Parent = Parents.getParent(Parent))
+    if (const auto *Outer = dyn_cast<CallExpr>(Parent); Outer && isBackwardCall(Outer))
+      return Outer->getBeginLoc();
+  llvm::SmallVector<const ValueDecl *, 2> Consumers;
+  if (const ValueDecl *Consumer = consumerOf(Call))
+    Consumers.push_back(Consumer);
+  for (const Stmt *Parent = Parents.getParent(Call); isa_and_nonnull<Expr>(Parent);
+       Parent = Parents.getParent(Parent))
+    if (const auto *Assign = dyn_cast<CXXOperatorCallExpr>(Parent);
+        Assign && Assign->getOperator() == OO_Equal && Assign->getNumArgs() == 2)
+      llvm::append_range(Consumers, tiedTensors(Assign));
+  for (const ValueDecl *Consumer : Consumers)
+    if (std::optional<SourceLocation> Backward = backwardFrom(
+            Consumer, Call, [](SourceLocation) { return false; }))
+      return Backward;
+  return std::nullopt;
+}
+
+// Note [A graph returned to the caller]
+// A function that builds a graph and returns it, as a hand-written cell's
+// `step(x, h, c)` does, is differentiated where its caller runs a backward
+// from the result: a write in the function into a tensor that one of its
+// operations saved makes that backward throw, as it would in a module's
+// `forward` (Note [A module's forward is differentiated]). So a return of
+// the function counts as a backward, from the tensors it returns (a tensor,
+// a container or a struct of them), when a function of the main file calls
+// it with grad mode on and runs a backward from what the call returns: the
+// variable it initialises or is assigned to, a `std::tie` of tensors, a
+// structured binding, or a backward in the same expression. The arguments
+// that are part of the caller's graph make the parameters they bind part of
+// the function's. One level of call is followed.
+MainFileCalls::MainFileCalls(ASTContext &AST) {
+  forEachMainFileFunction(AST, [&](const FunctionDecl &Caller) {
+    forEachStmt(Caller.getBody(), [&](const Stmt *S) {
+      const auto *Call = dyn_cast<CallExpr>(S);
+      const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+      if (Callee && !isa<CXXOperatorCallExpr>(Call) &&
+          !Callee->isInStdNamespace() && !isLibtorchDecl(Callee))
+        Calls[Callee->getCanonicalDecl()].push_back({Call, &Caller});
+    });
+  });
+}
+
+llvm::ArrayRef<std::pair<const CallExpr *, const FunctionDecl *>>
+MainFileCalls::of(const FunctionDecl &Callee) const {
+  auto It = Calls.find(Callee.getCanonicalDecl());
+  if (It == Calls.end())
+    return {};
+  return It->second;
+}
+
+std::optional<CallerBackward> callerBackward(const FunctionDecl &Function,
+                                             const MainFileCalls &Calls,
+                                             ASTContext &AST,
+                                             const OperatorTable *Ops) {
+  const auto *Method = dyn_cast<CXXMethodDecl>(&Function);
+  if (!carriesTensors(Function.getReturnType()) ||
+      (Method && (isa<CXXConstructorDecl>(Method) ||
+                  Method->isOverloadedOperator() ||
+                  Method->getParent()->isLambda())))
+    return std::nullopt;
+  const FunctionDecl *Canonical = Function.getCanonicalDecl();
+  // One analysis per caller; no saves are needed to find its backwards.
+  llvm::DenseMap<const FunctionDecl *, std::unique_ptr<AutogradAnalysis>> Callers;
+  for (const auto &[Call, In] : Calls.of(Function)) {
+    if (In->getCanonicalDecl() == Canonical)
+      continue;
+    std::unique_ptr<AutogradAnalysis> &Facts = Callers[In];
+    if (!Facts)
+      Facts = std::make_unique<AutogradAnalysis>(*In, AST, Ops);
+    if (!Facts->hasBackward())
+      continue;
+    std::optional<SourceLocation> Backward = Facts->backwardFromResultOf(Call);
+    if (!Backward)
+      continue;
+    CallerBackward Found{Call, *Backward, {}};
+    for (unsigned I = 0; I < Call->getNumArgs() && I < Function.getNumParams(); ++I)
+      if (Facts->carriesGraph(Call->getArg(I), Call))
+        Found.GraphParams.push_back(Function.getParamDecl(I));
+    return Found;
+  }
+  return std::nullopt;
 }
 
 } // namespace clang::tidy::libtorch

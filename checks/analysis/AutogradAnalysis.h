@@ -9,7 +9,8 @@
 // - a tensor requires grad if it is a module parameter (a member of a class
 //   derived from torch::nn::Module, or the variable of a loop over
 //   `parameters()`), or was created with `requires_grad(true)` options, or
-//   had `requires_grad_()`/`set_requires_grad(true)` called on it;
+//   had `requires_grad_()`/`set_requires_grad(true)` called on it (for a
+//   member of another class: where its constructors initialise it);
 // - a local is a graph result if it is initialised by a module's output
 //   (`net->forward(x)`, `net(x)`), or its initializer or an assignment to it
 //   reads a tensor that requires grad or is itself a graph result;
@@ -29,12 +30,17 @@
 //   needs what it saved when the tensor backward starts from reads that
 //   variable, directly or through later initializers and assignments.
 //
+// - a function that builds a graph and returns it is differentiated where a
+//   caller of the translation unit runs a backward from its result (Note [A
+//   graph returned to the caller]); a function that returns what one of its
+//   operations saved hands the save to its caller (Note [Saved by a
+//   function that returns it]). One level of call is followed each way.
+//
 // Limitations: parameters read implicitly by a module call (`model(x)`) are
 // not seen as used in the graph, nor what a module call saves; a backward
 // call that precedes the write in the source but follows it in a loop's next
-// iteration is not seen; a function that only builds the graph and returns
-// it is not followed; a tensor saved inside a braced list (`torch::cat`) or
-// a container is not followed; saves are ordered by source position, so a
+// iteration is not seen; a tensor saved inside a braced list (`torch::cat`)
+// or a container is not followed; saves are ordered by source position, so a
 // save and a write in the two branches of an `if` are taken to follow each
 // other.
 //
@@ -76,6 +82,10 @@ struct SavedTensor {
   bool Definite = false;
   /// The variable the saving call's result flows into.
   const ValueDecl *Consumer = nullptr;
+  /// Where Saver calls a function of the translation unit that returns what
+  /// an operation in it saved (Note [Saved by a function that returns it]):
+  /// that operation.
+  const CallExpr *Inner = nullptr;
 };
 
 /// A module call whose forward saved the module's state for a backward
@@ -92,6 +102,38 @@ struct ModuleSave {
 /// inside a helper]).
 std::optional<ModuleCall> helperForward(const CallExpr *Call);
 
+/// A call, in another function of the translation unit, that runs a
+/// backward from what a function returns (Note [A graph returned to the
+/// caller]).
+struct CallerBackward {
+  const CallExpr *Call = nullptr;
+  SourceLocation Backward;
+  /// The function's parameters whose argument is part of the caller's graph.
+  llvm::SmallVector<const ParmVarDecl *, 4> GraphParams;
+};
+
+/// The calls of the main file's functions, by the callee's canonical
+/// declaration, each with the function it is in.
+class MainFileCalls {
+public:
+  explicit MainFileCalls(ASTContext &AST);
+  llvm::ArrayRef<std::pair<const CallExpr *, const FunctionDecl *>>
+  of(const FunctionDecl &Callee) const;
+
+private:
+  llvm::DenseMap<const FunctionDecl *,
+                 llvm::SmallVector<std::pair<const CallExpr *, const FunctionDecl *>, 2>>
+      Calls;
+};
+
+/// The first call of Function, in another function of the main file, whose
+/// result a backward of the caller starts from; none when Function is not
+/// given such a call or returns nothing that holds a tensor.
+std::optional<CallerBackward> callerBackward(const FunctionDecl &Function,
+                                             const MainFileCalls &Calls,
+                                             ASTContext &AST,
+                                             const OperatorTable *Ops);
+
 /// Whether S declares a guard that disables grad mode (`NoGradGuard`,
 /// `AutoGradMode(false)`, `InferenceMode`) for the rest of its block.
 bool declaresNoGradGuard(const Stmt *S);
@@ -99,9 +141,12 @@ bool declaresNoGradGuard(const Stmt *S);
 class AutogradAnalysis {
 public:
   /// Without tables, nothing is known to be saved (savedFor is always null).
+  /// With Caller, what the function returns is differentiated by that
+  /// caller, and the parameters it names are part of the graph.
   AutogradAnalysis(const FunctionDecl &Function, ASTContext &AST,
                    const OperatorTable *Ops = nullptr,
-                   const SavedTensorTable *Saved = nullptr);
+                   const SavedTensorTable *Saved = nullptr,
+                   const CallerBackward *Caller = nullptr);
 
   /// The latest call before Write that saved Root (not rebound since) for a
   /// backward that follows Write and starts from a tensor computed from that
@@ -128,6 +173,22 @@ public:
   std::optional<SourceLocation> backwardNeeding(const SavedTensor &Save,
                                                 const Expr *After) const;
 
+  /// Where the first backward after Call, with grad mode on at Call,
+  /// starts from a tensor computed from Call's result.
+  std::optional<SourceLocation> backwardFromResultOf(const CallExpr *Call);
+  /// E takes part in a graph where At runs.
+  bool carriesGraph(const Expr *E, const Expr *At) const {
+    return isPartOfGraph(E, At->getBeginLoc());
+  }
+  /// The caller that differentiates what the function returns, if any.
+  const CallerBackward *caller() const {
+    return Caller ? &*Caller : nullptr;
+  }
+  /// Loc is a return of a graph the caller differentiates.
+  bool isReturnOfGraph(SourceLocation Loc) const {
+    return llvm::is_contained(GraphReturns, Loc);
+  }
+
   /// A module parameter or a tensor made to require grad.
   bool requiresGrad(const ValueDecl *Root) const;
   /// Computed, before Write, from a tensor that requires grad.
@@ -153,6 +214,7 @@ private:
   void collect(const Stmt *S);
   void collectSaves(const Stmt *S);
   void recordSave(const CallExpr *Call);
+  void recordHelperSave(const CallExpr *Call);
   bool isPartOfGraph(const Expr *E, SourceLocation Before) const;
   /// The call's result reaches its consumer through `detach()` or `data()`,
   /// out of the graph.
@@ -174,6 +236,10 @@ private:
   ParentMap Parents;
   llvm::DenseSet<const ValueDecl *> RequiresGrad;
   llvm::DenseSet<const ValueDecl *> ModuleOutputs;
+  /// Parameters whose argument is part of the caller's graph.
+  llvm::DenseSet<const ValueDecl *> CallerGraph;
+  llvm::SmallVector<SourceLocation, 2> GraphReturns;
+  mutable llvm::DenseMap<const FieldDecl *, bool> MemberGrad;
   std::vector<GraphEdge> Edges;
   /// The first backward after After, not skipped, that starts from a tensor
   /// computed from Consumer.
@@ -199,8 +265,9 @@ private:
   llvm::DenseMap<const CallExpr *, const ValueDecl *> ResultHolders;
   llvm::SmallVector<SourceRange, 4> ParameterLoops;
   /// The function is a module's `forward` (Note [A module's forward is
-  /// differentiated]).
+  /// differentiated]), or a caller differentiates what it returns.
   bool ReturnsGraph = false;
+  std::optional<CallerBackward> Caller;
 };
 
 } // namespace clang::tidy::libtorch

@@ -81,6 +81,61 @@ bool isSameExpression(const Expr *A, const Expr *B,
   return IdA == IdB;
 }
 
+// Note [Loops that skip what they have seen]
+// `if (!seen.insert(p.unsafeGetTensorImpl()).second) continue;` (or a
+// `count`, `contains` or `find` of a set that the loop itself fills with
+// what it saw) makes the loop visit each tensor once, however often the list
+// holds it: the de-duplication is done in the loop rather than on the list.
+// A loop that skips its variable with `continue` on such a test updates
+// nothing twice. A skip on a set the loop does not fill (`frozen.count(name)`)
+// is a filter, not a de-duplication.
+bool skipsSeenEntries(const Stmt *Body, const VarDecl *Variable) {
+  // The lookups of the loop's variable: the object, and whether it fills.
+  struct Lookup {
+    const ValueDecl *Set;
+    const CXXMemberCallExpr *Call;
+    bool Fills;
+  };
+  auto LookupOf = [&](const Stmt *S) -> std::optional<Lookup> {
+    const auto *Call = dyn_cast<CXXMemberCallExpr>(S);
+    const CXXMethodDecl *Method = Call ? Call->getMethodDecl() : nullptr;
+    const ValueDecl *Set =
+        Call ? namedDecl(Call->getImplicitObjectArgument()) : nullptr;
+    if (!Method || !Method->getIdentifier() || !Set ||
+        llvm::none_of(Call->arguments(), [&](const Expr *Arg) {
+          return mentions(Arg, Variable);
+        }))
+      return std::nullopt;
+    llvm::StringRef Name = Method->getName();
+    bool Fills = Name == "insert" || Name == "emplace";
+    if (!Fills && Name != "count" && Name != "contains" && Name != "find")
+      return std::nullopt;
+    return Lookup{Set, Call, Fills};
+  };
+  llvm::SmallPtrSet<const ValueDecl *, 2> Filled;
+  forEachStmt(Body, [&](const Stmt *S) {
+    if (std::optional<Lookup> Found = LookupOf(S); Found && Found->Fills)
+      Filled.insert(Found->Set);
+  });
+  bool Skips = false;
+  forEachStmt(Body, [&](const Stmt *S) {
+    const auto *If = dyn_cast<IfStmt>(S);
+    if (!If || Skips)
+      return;
+    const Stmt *Then = If->getThen();
+    if (const auto *Block = dyn_cast<CompoundStmt>(Then);
+        Block && Block->size() == 1)
+      Then = Block->body_front();
+    if (!isa<ContinueStmt>(Then))
+      return;
+    forEachStmt(If->getCond(), [&](const Stmt *Inner) {
+      if (std::optional<Lookup> Found = LookupOf(Inner))
+        Skips |= Filled.contains(Found->Set);
+    });
+  });
+  return Skips;
+}
+
 } // namespace
 
 std::optional<LoopUpdate> findLoopUpdate(const Stmt *Loop,
@@ -91,6 +146,8 @@ std::optional<LoopUpdate> findLoopUpdate(const Stmt *Loop,
                      : isa<ForStmt>(Loop) ? cast<ForStmt>(Loop)->getBody()
                                           : cast<WhileStmt>(Loop)->getBody();
   std::optional<LoopUpdate> Found;
+  if (RangeFor && skipsSeenEntries(Body, RangeFor->getLoopVariable()))
+    return Found;
   // The first in-place update of the loop's parameter, and the list it
   // comes from.
   std::function<bool(const Stmt *)> Visit = [&](const Stmt *S) -> bool {

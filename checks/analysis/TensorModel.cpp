@@ -8,7 +8,9 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/DeclTemplate.h"
 #include "clang/AST/StmtCXX.h"
+#include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/StringSwitch.h"
 
 namespace clang::tidy::libtorch {
@@ -564,6 +566,23 @@ bool isTensorContainerType(QualType Type) {
   return false;
 }
 
+bool isTensorRecordType(QualType Type) {
+  const CXXRecordDecl *Record = recordOf(Type);
+  if (!Record || !Record->hasDefinition() || Record->isInStdNamespace() ||
+      isTensorType(Type))
+    return false;
+  Record = Record->getDefinition();
+  // A module (or its holder) derives from a class of libtorch.
+  bool LibtorchBase = !Record->forallBases([](const CXXRecordDecl *Base) {
+    return !isLibtorchDecl(Base);
+  });
+  return !LibtorchBase &&
+         llvm::any_of(Record->fields(), [](const FieldDecl *Field) {
+           return isTensorType(Field->getType()) ||
+                  isTensorContainerType(Field->getType());
+         });
+}
+
 bool isLibtorchDecl(const Decl *D) {
   const NamespaceDecl *NS = outermostNamespace(D->getDeclContext());
   if (!NS)
@@ -795,6 +814,25 @@ llvm::DenseMap<const VarDecl *, const Expr *> rangeForInits(const Stmt *Body) {
     llvm::append_range(Work, S->children());
   }
   return Inits;
+}
+
+void forEachMainFileFunction(
+    ASTContext &AST, llvm::function_ref<void(const FunctionDecl &)> Visit) {
+  const SourceManager &SM = AST.getSourceManager();
+  llvm::SmallVector<const DeclContext *, 8> Work = {AST.getTranslationUnitDecl()};
+  while (!Work.empty()) {
+    for (const Decl *D : Work.pop_back_val()->decls()) {
+      const auto *Function = dyn_cast<FunctionDecl>(D);
+      if (const auto *Template = dyn_cast<FunctionTemplateDecl>(D))
+        Function = Template->getTemplatedDecl();
+      if (Function && Function->doesThisDeclarationHaveABody() &&
+          SM.isInMainFile(Function->getLocation()))
+        Visit(*Function);
+      if (isa<NamespaceDecl, CXXRecordDecl, LinkageSpecDecl>(D) &&
+          SM.isInMainFile(D->getLocation()))
+        Work.push_back(cast<DeclContext>(D));
+    }
+  }
 }
 
 } // namespace clang::tidy::libtorch

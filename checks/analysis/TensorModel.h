@@ -36,6 +36,11 @@ bool isTensorListType(QualType Type);
 /// `std::vector<std::pair<int, at::Tensor>>`): copying it copies handles.
 bool isTensorContainerType(QualType Type);
 
+/// True for a user's object whose members are tensors or containers of them
+/// (`struct Gates { at::Tensor input, forget; }`, a torch::data::Example),
+/// not a module: copying it copies the handles.
+bool isTensorRecordType(QualType Type);
+
 /// True if Decl is declared in namespace at, c10 or torch (directly or nested),
 /// i.e. it is libtorch's own code, not the user's.
 bool isLibtorchDecl(const Decl *Decl);
@@ -144,6 +149,11 @@ const Expr *skipHandleCopies(const Expr *E);
 /// bodies of lambdas (which run when called) only with IntoLambdas.
 void forEachStmt(const Stmt *S, llvm::function_ref<void(const Stmt *)> Visit,
                  bool IntoLambdas = true);
+
+/// Visits each function defined in the main file that has a body (methods,
+/// function templates' patterns, functions in namespaces and classes).
+void forEachMainFileFunction(ASTContext &AST,
+                             llvm::function_ref<void(const FunctionDecl &)> Visit);
 
 /// The declaration an expression names: `v`, `this->v`, `obj.v`; null for
 /// anything else.

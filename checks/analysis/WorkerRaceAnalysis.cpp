@@ -33,20 +33,6 @@ const CXXRecordDecl *recordOf(QualType Type) {
                        : Type.getNonReferenceType()->getAsCXXRecordDecl();
 }
 
-/// A user's object whose members are tensors or lists of tensors, or a
-/// torch::data::Example. Copying it copies the handles.
-bool holdsTensors(QualType Type) {
-  const CXXRecordDecl *Record = recordOf(Type);
-  if (!Record || !Record->hasDefinition() || Record->isInStdNamespace() ||
-      isTensorType(Type) || moduleImplOf(Type))
-    return false;
-  return llvm::any_of(Record->getDefinition()->fields(),
-                      [](const FieldDecl *Field) {
-                        return isTensorType(Field->getType()) ||
-                               isTensorContainerType(Field->getType());
-                      });
-}
-
 std::optional<SharedKind> sharedKind(QualType Type) {
   if (isTensorType(Type))
     return SharedKind::Tensor;
@@ -54,7 +40,7 @@ std::optional<SharedKind> sharedKind(QualType Type) {
     return SharedKind::Container;
   if (moduleImplOf(Type))
     return SharedKind::Module;
-  if (holdsTensors(Type))
+  if (isTensorRecordType(Type))
     return SharedKind::Struct;
   return std::nullopt;
 }
@@ -321,6 +307,41 @@ WorkerRaceAnalysis::placeOf(const Expr *E, unsigned Depth) const {
   return Place;
 }
 
+// Note [A member handed out and refilled]
+// `const Tensor &read(int i) { staging_.copy_(decode(i)); return staging_; }`
+// hands out the object's own buffer, not a copy: every handle the caller
+// keeps, `torch::Tensor chunk = reader.read(i);`, is the buffer, and the next
+// call of a method that writes `staging_` in place (the next `read`)
+// refills it under a worker that was given the last chunk. A method returns
+// a member when each of its returns is the member, or a view of it, reached
+// through `this`.
+static const FieldDecl *returnedMember(const CXXMethodDecl *Method) {
+  const FunctionDecl *Definition = nullptr;
+  if (!Method || !Method->hasBody(Definition) ||
+      !isTensorType(Method->getReturnType()))
+    return nullptr;
+  const FieldDecl *Member = nullptr;
+  bool Other = false;
+  forEachStmt(
+      Definition->getBody(),
+      [&](const Stmt *S) {
+        const auto *Return = dyn_cast<ReturnStmt>(S);
+        if (!Return)
+          return;
+        const auto *Access = dyn_cast_or_null<MemberExpr>(
+            skipHandleCopies(Return->getRetValue()));
+        const auto *Field =
+            Access && isa<CXXThisExpr>(Access->getBase()->IgnoreImplicit())
+                ? dyn_cast<FieldDecl>(Access->getMemberDecl())
+                : nullptr;
+        if (!Field || (Member && Member != Field))
+          Other = true;
+        Member = Field;
+      },
+      /*IntoLambdas=*/false);
+  return Other ? nullptr : Member;
+}
+
 // Note [Gradients handed to a worker]
 // `p.grad()` is the gradient tensor itself, not a copy: a worker handed
 // `grads` (filled with `p.grad()` for each `p` of `model->parameters()`, or a
@@ -356,6 +377,59 @@ WorkerRaceAnalysis::updatesOf(const FunctionAliasAnalysis &Owner,
   RangeInits.insert(Ranges.begin(), Ranges.end());
   for (const WriteEvent &Write : Owner.writes())
     Add(Write.Call, Write.Operator, &Write, Write.Target);
+  // Note [A member handed out and refilled]: a method call that writes a
+  // member in place writes each local that holds the member's handle, as
+  // another method of the same object returned it.
+  llvm::SmallVector<std::pair<const VarDecl *, const Expr *>, 4> Holders;
+  forEachStmt(Body, [&](const Stmt *S) {
+    if (const auto *Decls = dyn_cast<DeclStmt>(S)) {
+      for (const Decl *D : Decls->decls())
+        if (const auto *Var = dyn_cast<VarDecl>(D);
+            Var && Var->getInit() && isTensorType(Var->getType()))
+          Holders.push_back({Var, Var->getInit()});
+    } else if (const auto *Assign = dyn_cast<CXXOperatorCallExpr>(S);
+               Assign && Assign->getOperator() == OO_Equal &&
+               Assign->getNumArgs() == 2) {
+      if (const auto *Ref =
+              dyn_cast<DeclRefExpr>(Assign->getArg(0)->IgnoreImplicit()))
+        if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+            Var && isTensorType(Var->getType()))
+          Holders.push_back({Var, Assign->getArg(1)});
+    }
+  });
+  // An object declared in a loop is a new one on each pass: the call that
+  // defines the holder refills only the buffer of its own pass.
+  llvm::SmallVector<SourceRange, 4> Loops;
+  forEachStmt(Body, [&](const Stmt *S) {
+    if (isa<ForStmt, CXXForRangeStmt, WhileStmt, DoStmt>(S))
+      Loops.push_back(S->getSourceRange());
+  });
+  auto FreshEachPass = [&](const ValueDecl *Object, const Expr *Call) {
+    return llvm::any_of(Loops, [&](SourceRange Loop) {
+      return within(*SM, Object->getLocation(), Loop) &&
+             within(*SM, Call->getBeginLoc(), Loop);
+    });
+  };
+  for (const WriteEvent &Write : Owner.memberWrites()) {
+    const auto *Member = dyn_cast<FieldDecl>(Write.Value.Root);
+    const ValueDecl *Object = namedDecl(Write.Target);
+    if (!Member || !Object)
+      continue;
+    for (const auto &[Var, Value] : Holders) {
+      const auto *Call = dyn_cast<CXXMemberCallExpr>(skipHandleCopies(Value));
+      if (!Call || namedDecl(Call->getImplicitObjectArgument()) != Object ||
+          returnedMember(Call->getMethodDecl()) != Member ||
+          (Call == Write.Call && FreshEachPass(Object, Call)))
+        continue;
+      auto U = std::make_unique<StorageUpdate>();
+      U->Call = Write.Call;
+      U->Operator = Write.Operator;
+      U->Write = &Write;
+      U->Roots.push_back(Var);
+      U->RefilledMember = Member;
+      Result.push_back(std::move(U));
+    }
+  }
   std::function<void(const Stmt *)> FindSteps = [&](const Stmt *S) {
     if (!S)
       return;
@@ -1208,22 +1282,9 @@ static bool calledOnlyBeforeStart(const CXXMethodDecl *Writer, const FunctionDec
         for (const Stmt *Child : S->children())
           Visit(Child, In, InLoop);
       };
-  std::function<void(const DeclContext *)> Walk = [&](const DeclContext *Context) {
-    for (const Decl *D : Context->decls()) {
-      if (const auto *Function = dyn_cast<FunctionDecl>(D);
-          Function && Function->hasBody() &&
-          SM.isInMainFile(Function->getLocation()))
-        Visit(Function->getBody(), Function, false);
-      if (const auto *Template = dyn_cast<FunctionTemplateDecl>(D))
-        if (Template->getTemplatedDecl()->hasBody() &&
-            SM.isInMainFile(Template->getLocation()))
-          Visit(Template->getTemplatedDecl()->getBody(), Template->getTemplatedDecl(), false);
-      if (const auto *Inner = dyn_cast<DeclContext>(D);
-          Inner && isa<NamespaceDecl, CXXRecordDecl, LinkageSpecDecl>(D))
-        Walk(Inner);
-    }
-  };
-  Walk(Context.getTranslationUnitDecl());
+  forEachMainFileFunction(Context, [&](const FunctionDecl &Function) {
+    Visit(Function.getBody(), &Function, false);
+  });
   if (Writes.empty() || Starts.empty())
     return false;
   auto ObjectOf = [](const CXXMemberCallExpr *Call) -> const Decl * {

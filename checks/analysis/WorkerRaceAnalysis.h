@@ -65,6 +65,9 @@ struct StorageUpdate {
   /// A zero_grad(): it writes the gradients of the parameters of the module
   /// Roots name, not the parameters (Note [Gradients handed to a worker]).
   bool Gradients = false;
+  /// A method call that refills this member of its object, which Roots
+  /// hold (Note [A member handed out and refilled]).
+  const FieldDecl *RefilledMember = nullptr;
 };
 
 /// How a shared value races.

@@ -121,6 +121,39 @@ TEST(AutogradFacts, WritingThroughDetachMakesBackwardThrow) {
   EXPECT_NE(backwardError(y).find(ModifiedSavedTensor), std::string::npos);
 }
 
+// Note [Saved by a function that returns it] and Note [A graph returned to
+// the caller]: a save does not end at a function's return. A view of
+// sigmoid's result returned in a struct, written by the caller, and a write
+// inside a function whose returned graph its caller differentiates, both
+// make that later backward throw; a clone taken in the function does not.
+struct GatePair {
+  torch::Tensor keep, write;
+};
+
+GatePair gatesOf(const torch::Tensor &x) {
+  torch::Tensor s = x.sigmoid();
+  return {s.narrow(0, 0, 1), s.narrow(0, 1, 2)};
+}
+
+torch::Tensor cappedGate(const torch::Tensor &x, bool clone) {
+  torch::Tensor gate = x.sigmoid();
+  if (clone)
+    gate = gate.clone();
+  gate.clamp_max_(0.9);
+  return gate * 2;
+}
+
+TEST(AutogradFacts, SavesOutliveTheFunctionThatMadeThem) {
+  GatePair gates = gatesOf(nonLeaf(4));
+  gates.keep.clamp_max_(0.5);
+  EXPECT_NE(backwardError(gates.keep * gates.write.sum()).find(ModifiedSavedTensor),
+            std::string::npos);
+
+  EXPECT_NE(backwardError(cappedGate(nonLeaf(5), false)).find(ModifiedSavedTensor),
+            std::string::npos);
+  EXPECT_EQ(backwardError(cappedGate(nonLeaf(5), true)), "");
+}
+
 std::string overlapError(const std::function<void()> &call) {
   try {
     call();

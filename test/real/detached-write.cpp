@@ -141,3 +141,61 @@ void FixmeClampWithScalarBounds(const torch::Tensor &u) {
   h.mul_(2);
   y.sum().backward();
 }
+
+// A cell whose helper returns views of a sigmoid's result in a struct, and a
+// caller that unrolls the cell with std::tie and differentiates its state
+// (Note [Saved by a function that returns it], Note [A graph returned to
+// the caller]).
+struct CellGates {
+  torch::Tensor in, forget;
+};
+
+static CellGates cellGates(const torch::Tensor &x, const torch::Tensor &w) {
+  auto s = torch::sigmoid(x.mm(w));
+  return {s.narrow(1, 0, 3), s.narrow(1, 3, 3)};
+}
+
+class ForgetCappedCell {
+public:
+  ForgetCappedCell() : w_(torch::randn({5, 6}).requires_grad_()) {}
+  std::tuple<torch::Tensor, torch::Tensor> step(const torch::Tensor &x,
+                                                const torch::Tensor &c) {
+    CellGates g = cellGates(x, w_);
+    g.forget.clamp_max_(0.9);
+    // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'clamp_max_' writes in place into tensor 'forget', which 'sigmoid' saved for backward
+    auto c2 = g.forget * c + g.in;
+    return {torch::tanh(c2), c2};
+  }
+
+private:
+  torch::Tensor w_;
+};
+
+void PositiveCellUnrolledByTheCaller() {
+  ForgetCappedCell cell;
+  auto h = torch::zeros({2, 3});
+  auto c = torch::zeros({2, 3});
+  for (int t = 0; t < 3; ++t)
+    std::tie(h, c) = cell.step(torch::randn({2, 5}), c);
+  h.pow(2).sum().backward();
+}
+
+// Negative: the same cell run for evaluation only.
+class EvalCappedCell {
+public:
+  EvalCappedCell() : w_(torch::randn({5, 6}).requires_grad_()) {}
+  torch::Tensor step(const torch::Tensor &x) {
+    CellGates g = cellGates(x, w_);
+    g.forget.clamp_max_(0.9);
+    return g.forget * g.in;
+  }
+
+private:
+  torch::Tensor w_;
+};
+
+float NegativeCellNeverDifferentiated() {
+  EvalCappedCell cell;
+  torch::NoGradGuard no_grad;
+  return cell.step(torch::randn({2, 5})).sum().item<float>();
+}

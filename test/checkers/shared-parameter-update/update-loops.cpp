@@ -2,6 +2,10 @@
 
 #include <torch/torch.h>
 
+#include <set>
+#include <string>
+#include <unordered_set>
+
 struct TiedImpl : torch::nn::Module {
   TiedImpl() {
     emb = register_module("emb", torch::nn::Embedding(10, 4));
@@ -121,4 +125,36 @@ void NegativePerModuleInit(TiedImpl &net) {
   for (auto &m : net.modules())
     for (auto &p : m->parameters(false))
       p.zero_();
+}
+
+// Note [Loops that skip what they have seen]: the loop de-duplicates as it
+// goes, so each tensor is updated once.
+void NegativeLoopSkipsSeenTensors(TiedImpl &net) {
+  torch::NoGradGuard no_grad;
+  std::unordered_set<const void *> seen;
+  for (auto &p : net.parameters()) {
+    if (!seen.insert(p.data_ptr()).second)
+      continue;
+    p.sub_(p.grad().mul(0.1));
+  }
+  std::set<const void *> visited;
+  for (auto &item : net.named_parameters()) {
+    if (visited.count(item.value().data_ptr()) || !item.value().grad().defined())
+      continue;
+    visited.insert(item.value().data_ptr());
+    item.value().mul_(0.99);
+  }
+}
+
+// A `continue` on another condition does not de-duplicate.
+void PositiveSkipOnAnotherCondition(TiedImpl &net, const std::set<std::string> &frozen) {
+  torch::NoGradGuard no_grad;
+  for (auto &item : net.named_parameters()) {
+    if (frozen.count(item.key()) || !item.value().grad().defined())
+      continue;
+    item.value().sub_(item.value().grad());
+    // CHECK-NOTES: :[[@LINE-1]]:18: warning: 'sub_' updates parameter 'emb.weight' in place twice per pass over the list (also as 'out_weight'); the list holds it twice
+    // CHECK-NOTES: :[[@LINE-146]]:34: note: 'emb.weight' and 'out_weight' are the same tensor, registered here
+    // CHECK-NOTES: :[[@LINE-146]]:5: note: and here
+  }
 }
