@@ -707,6 +707,37 @@ void SharedParameterUpdateCheck::checkHelperCall(const CallExpr *Call,
         << Sink->Name;
     addTieNotes(*Tie);
   }
+  // A helper that updates each parameter of the module it is given in a loop
+  // (a hand-written optimizer's step) is a sink too.
+  bool Reported = false;
+  forEachStmt(Definition->getBody(), [&](const Stmt *S) {
+    if (Reported || !isa<CXXForRangeStmt, ForStmt, WhileStmt>(S))
+      return;
+    std::optional<LoopUpdate> Update = findLoopUpdate(S, analysis(AST));
+    if (!Update)
+      return;
+    ListSink Sink{Update->Call, Update->List, SinkKind::UpdateLoop,
+                  Update->Spelling};
+    std::optional<std::vector<ParameterEntry>> List =
+        listTiedThroughHelper(Sink, Call, analysis(AST));
+    if (!List)
+      return;
+    std::optional<ParameterTie> Tie = ParameterSharingAnalysis::firstTie(*List);
+    diag(Call->getExprLoc(),
+         "'%0' updates each parameter of the module it is given in place, "
+         "and the list holds parameter '%1' twice%2; each call updates it "
+         "twice%3")
+        << Call->getDirectCallee()->getName() << nameOr(Tie->Parameter, "?")
+        << (Tie->Parameter == Tie->OtherParameter
+                ? std::string()
+                : " (also as '" + Tie->OtherParameter + "')")
+        << repairHint(*Tie, false);
+    diag(Update->Call->getExprLoc(), "'%0' updates the parameter here",
+         DiagnosticIDs::Note)
+        << Update->Spelling;
+    addTieNotes(*Tie);
+    Reported = true;
+  });
 }
 
 void SharedParameterUpdateCheck::checkUpdateLoop(const Stmt *Loop,

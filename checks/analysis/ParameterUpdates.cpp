@@ -16,11 +16,21 @@ namespace clang::tidy::libtorch {
 
 namespace {
 
-/// The parameter a written tensor is, through views, `data()`, `detach()`
-/// and the `value()` of a named_parameters() item.
+/// The parameter a written tensor is, through views, `data()`, `detach()`,
+/// the `value()` of a named_parameters() item and locals that hold the same
+/// tensor (`auto &p = item.value();`).
 const Expr *writtenParameter(const Expr *Target, const OperatorTable &Table) {
-  while (Target) {
+  for (unsigned Depth = 0; Target && Depth < 16; ++Depth) {
     Target = skipHandleCopies(Target);
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(Target)) {
+      const auto *Local = dyn_cast<VarDecl>(Ref->getDecl());
+      if (!Local || isa<ParmVarDecl>(Local) || !Local->hasLocalStorage() ||
+          !Local->getInit() || !isTensorType(Local->getType()) ||
+          Local->isCXXForRangeDecl())
+        return Target;
+      Target = Local->getInit();
+      continue;
+    }
     const auto *Call = dyn_cast_or_null<CallExpr>(Target);
     if (!Call)
       return Target;

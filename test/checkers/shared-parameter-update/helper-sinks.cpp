@@ -4,6 +4,8 @@
 
 #include <torch/torch.h>
 
+#include <set>
+
 std::unique_ptr<torch::optim::SGD> makeOptimizer(torch::nn::Sequential &model) {
   std::vector<torch::optim::OptimizerParamGroup> groups;
   groups.emplace_back(model->parameters());
@@ -44,4 +46,46 @@ void PositiveSameModuleTwice(torch::nn::Linear &lin) {
 
 void NegativeTwoModules(torch::nn::Linear &enc, torch::nn::Linear &dec) {
   auto opt = makeJoint(enc, dec);
+}
+
+// A hand-written optimizer whose step() updates each parameter of the module
+// it is given is a sink at each call, as an optimizer built there would be.
+class MomentumStep {
+public:
+  void step(torch::nn::Module &model) {
+    torch::NoGradGuard no_grad;
+    for (auto &item : model.named_parameters()) {
+      auto &p = item.value();
+      p.sub_(p.grad() * 0.1);
+    }
+  }
+  void dedupStep(torch::nn::Module &model) {
+    torch::NoGradGuard no_grad;
+    std::set<const void *> seen;
+    for (auto &p : model.parameters()) {
+      if (!seen.insert(p.data_ptr()).second)
+        continue;
+      p.sub_(p.grad() * 0.1);
+    }
+  }
+};
+
+void PositiveManualOptimizerGivenASharedModule() {
+  torch::nn::Linear shared(4, 4);
+  torch::nn::Sequential model(shared, shared);
+  MomentumStep opt;
+  opt.step(*model);
+  // CHECK-NOTES: :[[@LINE-1]]:7: warning: 'step' updates each parameter of the module it is given in place, and the list holds parameter '0.weight' twice (also as '1.weight'); each call updates it twice; de-duplicate the list (torchalias::unique_parameters) or register the module once [libtorch-shared-parameter-update]
+  // CHECK-NOTES: :[[@LINE-20]]:9: note: 'sub_' updates the parameter here
+  // CHECK-NOTES: :[[@LINE-5]]:31: note: '0' and '1' are the same module, registered here
+  // CHECK-NOTES: :[[@LINE-6]]:39: note: and here
+}
+
+void NegativeManualOptimizerDistinctOrDeduplicated() {
+  torch::nn::Sequential model(torch::nn::Linear(4, 4), torch::nn::Linear(4, 4));
+  MomentumStep opt;
+  opt.step(*model);
+  torch::nn::Linear shared(4, 4);
+  torch::nn::Sequential tied(shared, shared);
+  opt.dedupStep(*tied);
 }
