@@ -140,4 +140,28 @@ TEST(WorkerFacts, ZeroGradZeroesTheGradientTensorsAWorkerHolds) {
   EXPECT_GT(g.abs().sum().item<float>(), 0.0f);
 }
 
+// Note [A member handed out and refilled]: a method that returns its member
+// hands out the member's storage; a later call that refills the member in
+// place changes what a job given the earlier result reads, unless the job
+// was given a clone.
+class ChunkReader {
+public:
+  const torch::Tensor &read(int i) {
+    staging_.fill_(static_cast<float>(i));
+    return staging_;
+  }
+
+private:
+  torch::Tensor staging_ = torch::empty({3});
+};
+
+TEST(WorkerFacts, AHandleAMethodReturnsIsRefilledByItsNextCall) {
+  ChunkReader reader;
+  torch::Tensor first = reader.read(1);
+  torch::Tensor kept = reader.read(1).clone();
+  reader.read(2);
+  EXPECT_TRUE(torch::allclose(first, torch::full({3}, 2.0f)));
+  EXPECT_TRUE(torch::allclose(kept, torch::full({3}, 1.0f)));
+}
+
 } // namespace
