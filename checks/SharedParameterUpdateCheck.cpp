@@ -276,7 +276,7 @@ void SharedParameterUpdateCheck::checkNode(const BoundNodes &Nodes,
   if (std::optional<ListSink> Sink = listSinkOf(Nodes)) {
     checkSink(Sink->Sink, Sink->List, Sink->Kind, Sink->Name, Function, AST);
   } else if (const auto *Call = Nodes.getNodeAs<CallExpr>(HelperCallId)) {
-    checkHelperCall(Call, AST);
+    checkHelperCall(Call, Function, AST);
   } else if (const auto *Loop = Nodes.getNodeAs<Stmt>(LoopId)) {
     checkUpdateLoop(Loop, Function, AST);
   } else if (const auto *Assign =
@@ -678,6 +678,7 @@ void SharedParameterUpdateCheck::addTieNotes(const ParameterTie &Tie) {
 // builds an optimizer from the module it is given is a sink at each call.
 // A list that already holds a duplicate in the helper is reported there.
 void SharedParameterUpdateCheck::checkHelperCall(const CallExpr *Call,
+                                                 const FunctionDecl *Function,
                                                  ASTContext &AST) {
   const FunctionDecl *Definition = moduleHelperDefinition(Call);
   if (!Definition || Call->getBeginLoc().isMacroID())
@@ -716,6 +717,22 @@ void SharedParameterUpdateCheck::checkHelperCall(const CallExpr *Call,
     std::optional<LoopUpdate> Update = findLoopUpdate(S, analysis(AST));
     if (!Update)
       return;
+    // A loop over a list the helper is given (`soft_update(target, online,
+    // tau)`): the caller's argument reaches the update loop.
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(Update->List->IgnoreImplicit()))
+      if (const auto *Param = dyn_cast<ParmVarDecl>(Ref->getDecl());
+          Param && Param->getDeclContext() == Definition) {
+        unsigned Index = Param->getFunctionScopeIndex();
+        if (isa<CXXOperatorCallExpr>(Call))
+          ++Index;
+        if (Index < Call->getNumArgs() &&
+            isTensorListType(Call->getArg(Index)->getType())) {
+          checkSink(Call, Call->getArg(Index), SinkKind::UpdateLoop,
+                    Call->getDirectCallee()->getName(), Function, AST);
+          Reported = true;
+        }
+        return;
+      }
     ListSink Sink{Update->Call, Update->List, SinkKind::UpdateLoop,
                   Update->Spelling};
     std::optional<std::vector<ParameterEntry>> List =

@@ -42,7 +42,8 @@ public:
 
 private:
   ParameterSharingAnalysis &analysis(ASTContext &AST);
-  void checkHelperCall(const CallExpr *Call, ASTContext &AST);
+  void checkHelperCall(const CallExpr *Call, const FunctionDecl *Function,
+                       ASTContext &AST);
   void checkNode(const ast_matchers::BoundNodes &Nodes,
                  const FunctionDecl *Function, ASTContext &AST);
   void checkSink(const Expr *Sink, const Expr *List, SinkKind Kind,

@@ -519,7 +519,8 @@ const FunctionDecl *moduleHelperDefinition(const CallExpr *Call) {
   if (!Callee || !Callee->hasBody(Definition) || isLibtorchDecl(Callee) ||
       Callee->isInStdNamespace() ||
       llvm::none_of(Call->arguments(), [](const Expr *Arg) {
-        return moduleImplOf(Arg->getType()) != nullptr;
+        return moduleImplOf(Arg->getType()) != nullptr ||
+               isTensorListType(Arg->getType());
       }))
     return nullptr;
   return Definition;

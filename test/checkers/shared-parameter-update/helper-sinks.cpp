@@ -89,3 +89,34 @@ void NegativeManualOptimizerDistinctOrDeduplicated() {
   torch::nn::Sequential tied(shared, shared);
   opt.dedupStep(*tied);
 }
+
+// A helper that updates in place each entry of a list it is given (a soft
+// update of a target network) is an update loop over the caller's list.
+static void softUpdate(const std::vector<torch::Tensor> &target,
+                       const std::vector<torch::Tensor> &online, double tau) {
+  torch::NoGradGuard no_grad;
+  for (size_t i = 0; i < target.size(); ++i)
+    target[i].mul_(1.0 - tau).add_(online[i], tau);
+}
+
+void PositiveSoftUpdateOfAConcatenation(torch::nn::Linear &online) {
+  torch::nn::Linear encoder(4, 4);
+  torch::nn::Sequential actor(encoder, torch::nn::Linear(4, 2));
+  torch::nn::Sequential critic(encoder, torch::nn::Linear(4, 1));
+  auto target = actor->parameters();
+  auto critics = critic->parameters();
+  target.insert(target.end(), critics.begin(), critics.end());
+  softUpdate(target, online->parameters(), 0.05);
+  // CHECK-NOTES: :[[@LINE-1]]:3: warning: 'softUpdate' updates parameter '0.weight' in place twice per pass over the list; the list holds it twice; de-duplicate the list (torchalias::unique_parameters) or register the module once [libtorch-shared-parameter-update]
+  // CHECK-NOTES: :[[@LINE-7]]:31: note: '0' and '0' are the same module, registered here
+  // CHECK-NOTES: :[[@LINE-7]]:32: note: and here
+}
+
+void NegativeSoftUpdateOfDistinctModules(torch::nn::Linear &online) {
+  torch::nn::Sequential actor(torch::nn::Linear(4, 4), torch::nn::Linear(4, 2));
+  torch::nn::Sequential critic(torch::nn::Linear(4, 4), torch::nn::Linear(4, 1));
+  auto target = actor->parameters();
+  auto critics = critic->parameters();
+  target.insert(target.end(), critics.begin(), critics.end());
+  softUpdate(target, online->parameters(), 0.05);
+}
