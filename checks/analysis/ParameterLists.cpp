@@ -412,6 +412,17 @@ ParameterListBuilder::returnedList(const CallExpr *Call) {
   llvm::DenseMap<const void *, ObjectKey> Substitution;
   for (auto &[Param, Argument] : *Arguments)
     Substitution[Param] = Argument.Identity;
+  // A method's `this` is the object it is called on (Note [Objects that
+  // hold modules]).
+  if (const auto *Method = dyn_cast<CXXMemberCallExpr>(Call)) {
+    const Expr *Object = Method->getImplicitObjectArgument();
+    std::optional<ModuleValue> Value = Sharing.moduleValue(Object);
+    if (!Value)
+      Value = Sharing.moduleHolderValue(Object);
+    if (!Value)
+      return std::nullopt;
+    Substitution[Method->getMethodDecl()->getParent()] = Value->Identity;
+  }
   RegistrationStep Returned;
   Returned.Site = Call;
   Returned.Returned = true;
@@ -437,6 +448,11 @@ ParameterListBuilder::parameterList(const Expr *E) {
     llvm::StringRef Name = Method->getName();
     if (Name == "values" && isLibtorchDecl(Method))
       return parameterList(Call->getImplicitObjectArgument());
+    // A method of the translation unit on an object that holds modules
+    // (`agent.all_parameters()`), read for that object.
+    if (!isLibtorchDecl(Method) && !Method->getParent()->isInStdNamespace() &&
+        isTensorListType(Method->getReturnType()))
+      return returnedList(Call);
     if ((Name != "parameters" && Name != "named_parameters") ||
         !isModuleClass(Method->getParent()))
       return std::nullopt;

@@ -590,6 +590,54 @@ ModuleValue ParameterSharingAnalysis::construct(
   return Result;
 }
 
+// Note [Objects that hold modules]
+// An agent that is not a module itself, `struct Agent { Linear encoder;
+// Actor actor; Critic critic; }` with `actor(encoder), critic(encoder)` in
+// its constructor, builds its members as a module's constructor would: the
+// actor's and the critic's encoder are one module. Such an object is read
+// like a module class whose members are its modules (what its constructor
+// gives them), one per variable, so that `agent.actor->parameters()` and
+// `agent.critic->parameters()` share the encoder's tensors.
+static const CXXRecordDecl *moduleHolderClass(QualType Type) {
+  if (Type->isPointerType())
+    Type = Type->getPointeeType();
+  const CXXRecordDecl *Record = Type.getNonReferenceType()->getAsCXXRecordDecl();
+  if (!Record || !Record->hasDefinition() || isLibtorchDecl(Record) ||
+      Record->isInStdNamespace() || moduleImplOf(Type.getNonReferenceType()))
+    return nullptr;
+  Record = Record->getDefinition();
+  bool HoldsModules = llvm::any_of(Record->fields(), [](const FieldDecl *Field) {
+    return moduleImplOf(Field->getType()) != nullptr;
+  });
+  return HoldsModules ? Record : nullptr;
+}
+
+std::optional<ModuleValue>
+ParameterSharingAnalysis::moduleHolderValue(const Expr *E) {
+  E = E->IgnoreParenImpCasts();
+  const CXXRecordDecl *Record = moduleHolderClass(E->getType());
+  if (!Record)
+    return std::nullopt;
+  if (isa<CXXThisExpr>(E)) {
+    if (const ModuleValue *Model = modelOfThis(Record))
+      return *Model;
+    return std::nullopt;
+  }
+  const auto *Ref = dyn_cast<DeclRefExpr>(E);
+  const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  if (!Var)
+    return std::nullopt;
+  if (isa<ParmVarDecl>(Var) || Var->getType()->isReferenceType())
+    return construct(E, Record, {}, ObjectKey{Var, {}});
+  const auto *Construct =
+      dyn_cast_or_null<CXXConstructExpr>(Var->getInit() ? Var->getInit()->IgnoreImplicit() : nullptr);
+  if (!Construct)
+    return std::nullopt;
+  return construct(E, Record,
+                   llvm::ArrayRef(Construct->getArgs(), Construct->getNumArgs()),
+                   freshKey(Var));
+}
+
 std::optional<ModuleValue>
 ParameterSharingAnalysis::moduleValue(const Expr *E) {
   if (!E || Depth > 24)
@@ -614,6 +662,8 @@ ParameterSharingAnalysis::moduleValue(const Expr *E) {
   if (const auto *Member = dyn_cast<MemberExpr>(E)) {
     const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl());
     std::optional<ModuleValue> Base = moduleValue(Member->getBase());
+    if (!Base)
+      Base = moduleHolderValue(Member->getBase());
     if (Field && Base) {
       auto It = Base->FieldModules.find(Field);
       if (It != Base->FieldModules.end())

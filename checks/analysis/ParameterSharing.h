@@ -254,6 +254,9 @@ private:
   void registerCall(const CXXMemberCallExpr *Call, ModuleValue &Model,
                     const FieldDecl *BoundTo, bool InLoop);
   std::optional<ModuleValue> localModule(const VarDecl *Var, const Expr *Ref);
+  /// An object of a class that is not a module but holds modules (Note
+  /// [Objects that hold modules]).
+  std::optional<ModuleValue> moduleHolderValue(const Expr *E);
   void applyModuleEdits(const VarDecl *Var, ModuleValue &Value);
   std::optional<ModuleValue> elementOf(const Expr *Container);
   /// The modules a local container of handles holds, each with the step
