@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -288,5 +289,54 @@ TEST(ParameterListFacts, GrowingGroupAddedEachPassStepsEarlyPartsPerPass) {
   EXPECT_TRUE(torch::allclose(model->head->weight, head_before - 1));
 }
 
-} // namespace
+// Note [Objects that hold modules]: an object that is not a module but gives
+// its actor and critic one encoder makes the concatenation of their lists
+// hold the encoder's tensors twice, so a soft update over it blends them
+// twice; a loop that skips what it has seen blends them once (Note [Loops
+// that skip what they have seen]).
+struct Agent {
+  Agent()
+      : encoder(3, 3), actor(encoder, torch::nn::Linear(3, 1)),
+        critic(encoder, torch::nn::Linear(3, 1)) {}
+  torch::nn::Linear encoder;
+  torch::nn::Sequential actor, critic;
+  std::vector<at::Tensor> all_parameters() const {
+    auto ps = actor->parameters();
+    auto qs = critic->parameters();
+    ps.insert(ps.end(), qs.begin(), qs.end());
+    return ps;
+  }
+};
 
+TEST(ParameterListFacts, AHolderOfModulesSharingOneSoftUpdatesItTwice) {
+  Agent online, target;
+  torch::NoGradGuard no_grad;
+  for (auto &p : target.all_parameters())
+    p.zero_();
+  for (auto &p : online.all_parameters())
+    p.fill_(1.0);
+  auto targets = target.all_parameters();
+  ASSERT_EQ(occurrences(targets, target.encoder->weight), 2u);
+  auto sources = online.all_parameters();
+  const double tau = 0.5;
+  for (size_t i = 0; i < targets.size(); ++i)
+    targets[i].mul_(1.0 - tau).add_(sources[i], tau);
+  // Twice: 0 -> 0.5 -> 0.75, where once gives 0.5.
+  EXPECT_TRUE(torch::allclose(target.encoder->weight,
+                              torch::full_like(target.encoder->weight, 0.75)));
+
+  Agent deduplicated;
+  for (auto &p : deduplicated.all_parameters())
+    p.zero_();
+  std::vector<const void *> seen;
+  for (auto &p : deduplicated.all_parameters()) {
+    if (std::find(seen.begin(), seen.end(), p.unsafeGetTensorImpl()) != seen.end())
+      continue;
+    seen.push_back(p.unsafeGetTensorImpl());
+    p.mul_(1.0 - tau).add_(torch::ones_like(p), tau);
+  }
+  EXPECT_TRUE(torch::allclose(deduplicated.encoder->weight,
+                              torch::full_like(deduplicated.encoder->weight, 0.5)));
+}
+
+} // namespace
