@@ -36,6 +36,13 @@ AST_MATCHER(CXXRecordDecl, isUserModuleClass) {
 std::string nameOr(const std::string &Name, llvm::StringRef Fallback) {
   return Name.empty() ? Fallback.str() : Name;
 }
+
+/// " (also as 'b.weight')" when the tie's two entries have two names.
+std::string alsoAs(const ParameterTie &Tie) {
+  return Tie.Parameter == Tie.OtherParameter
+             ? std::string()
+             : " (also as '" + Tie.OtherParameter + "')";
+}
 } // namespace
 
 static constexpr llvm::StringRef WorkerCheckName =
@@ -372,9 +379,7 @@ void SharedParameterUpdateCheck::checkSink(const Expr *Sink, const Expr *ListExp
   }
   std::string Hint =
       Fix && !Filled ? std::string() : repairHint(*Tie, ModuleLoop);
-  std::string Also = Tie->Parameter == Tie->OtherParameter
-                         ? std::string()
-                         : " (also as '" + Tie->OtherParameter + "')";
+  std::string Also = alsoAs(*Tie);
   std::string Parameter = nameOr(Tie->Parameter, "?");
   SourceLocation Loc = Sink->getExprLoc();
   {
@@ -699,9 +704,7 @@ void SharedParameterUpdateCheck::checkHelperCall(const CallExpr *Call,
          "is scaled twice}2%5")
         << Call->getDirectCallee()->getName() << Sink->Name << static_cast<unsigned>(Sink->Kind)
         << nameOr(Tie->Parameter, "?")
-        << (Tie->Parameter == Tie->OtherParameter
-                ? std::string()
-                : " (also as '" + Tie->OtherParameter + "')")
+        << alsoAs(*Tie)
         << repairHint(*Tie, false);
     diag(Sink->Sink->getExprLoc(), "the list reaches '%0' here",
          DiagnosticIDs::Note)
@@ -745,9 +748,7 @@ void SharedParameterUpdateCheck::checkHelperCall(const CallExpr *Call,
          "and the list holds parameter '%1' twice%2; each call updates it "
          "twice%3")
         << Call->getDirectCallee()->getName() << nameOr(Tie->Parameter, "?")
-        << (Tie->Parameter == Tie->OtherParameter
-                ? std::string()
-                : " (also as '" + Tie->OtherParameter + "')")
+        << alsoAs(*Tie)
         << repairHint(*Tie, false);
     diag(Update->Call->getExprLoc(), "'%0' updates the parameter here",
          DiagnosticIDs::Note)
@@ -881,9 +882,7 @@ void SharedParameterUpdateCheck::checkModuleClass(const CXXRecordDecl *Impl,
        "'%0' holds parameter '%1' twice%2; an optimizer built from its "
        "parameters() would update it twice")
       << Impl->getName() << nameOr(Tie->Parameter, "?")
-      << (Tie->Parameter == Tie->OtherParameter
-              ? std::string()
-              : " (also as '" + Tie->OtherParameter + "')");
+      << alsoAs(*Tie);
   addTieNotes(*Tie);
 }
 
