@@ -544,16 +544,6 @@ static SavedOperands savedOperands(const TensorCall &Tensor,
                        MayHold, Ops);
 }
 
-namespace {
-/// An operation of a function that saved its result for backward, and the
-/// member of the returned struct that holds it (null: the returned tensor).
-struct ReturnedSave {
-  const CallExpr *Saver = nullptr;
-  std::string Operator;
-  const FieldDecl *Field = nullptr;
-};
-} // namespace
-
 /// The result, or a view of it, of an operation that saves its result:
 /// `torch::sigmoid(z)`, `s.narrow(1, 0, h)` where `s` was initialised by one.
 static const CallExpr *savingCallOf(const Expr *E, const OperatorTable &Ops,
@@ -639,6 +629,12 @@ void AutogradAnalysis::recordHelperSave(const CallExpr *Call) {
       isDetachedOnItsWay(Call) ||
       !AST.getSourceManager().isInMainFile(Definition->getLocation()))
     return;
+  // Each callee's body is read once per analysis.
+  auto [Known, New] = HelperSaves.try_emplace(Definition);
+  if (New)
+    Known->second = returnedSaves(*Definition, *Ops, *Saved);
+  if (Known->second.empty())
+    return;
   bool ArgumentInGraph = llvm::any_of(Call->arguments(), [&](const Expr *Arg) {
     return mayHoldTensor(Arg->getType()) &&
            isPartOfGraph(Arg, Call->getBeginLoc());
@@ -648,7 +644,7 @@ void AutogradAnalysis::recordHelperSave(const CallExpr *Call) {
   const ValueDecl *Consumer = consumerOf(Call);
   if (!Consumer)
     return;
-  for (const ReturnedSave &Save : returnedSaves(*Definition, *Ops, *Saved)) {
+  for (const ReturnedSave &Save : Known->second) {
     if (Save.Field)
       Saves.push_back({Call, Save.Operator, Save.Field, /*IsResult=*/true,
                        /*Definite=*/true, Consumer, Save.Saver});

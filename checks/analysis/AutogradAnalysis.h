@@ -88,6 +88,16 @@ struct SavedTensor {
   const CallExpr *Inner = nullptr;
 };
 
+/// An operation of a function that saved its result for backward, and the
+/// member of the returned struct that holds it (null: the returned tensor):
+/// what the function hands its caller (Note [Saved by a function that
+/// returns it]).
+struct ReturnedSave {
+  const CallExpr *Saver = nullptr;
+  std::string Operator;
+  const FieldDecl *Field = nullptr;
+};
+
 /// A module call whose forward saved the module's state for a backward
 /// (ModuleStateAnalysis::savedBy says which), made with grad mode on.
 struct ModuleSave {
@@ -240,6 +250,10 @@ private:
   llvm::DenseSet<const ValueDecl *> CallerGraph;
   llvm::SmallVector<SourceLocation, 2> GraphReturns;
   mutable llvm::DenseMap<const FieldDecl *, bool> MemberGrad;
+  /// What each function of the translation unit called here returns that
+  /// it saved, read once.
+  llvm::DenseMap<const FunctionDecl *, llvm::SmallVector<ReturnedSave, 2>>
+      HelperSaves;
   std::vector<GraphEdge> Edges;
   /// The first backward after After, not skipped, that starts from a tensor
   /// computed from Consumer.

@@ -380,30 +380,43 @@ WorkerRaceAnalysis::updatesOf(const FunctionAliasAnalysis &Owner,
   // Note [A member handed out and refilled]: a method call that writes a
   // member in place writes each local that holds the member's handle, as
   // another method of the same object returned it.
-  llvm::SmallVector<std::pair<const VarDecl *, const Expr *>, 4> Holders;
-  forEachStmt(Body, [&](const Stmt *S) {
-    if (const auto *Decls = dyn_cast<DeclStmt>(S)) {
-      for (const Decl *D : Decls->decls())
-        if (const auto *Var = dyn_cast<VarDecl>(D);
-            Var && Var->getInit() && isTensorType(Var->getType()))
-          Holders.push_back({Var, Var->getInit()});
-    } else if (const auto *Assign = dyn_cast<CXXOperatorCallExpr>(S);
-               Assign && Assign->getOperator() == OO_Equal &&
-               Assign->getNumArgs() == 2) {
-      if (const auto *Ref =
-              dyn_cast<DeclRefExpr>(Assign->getArg(0)->IgnoreImplicit()))
-        if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
-            Var && isTensorType(Var->getType()))
-          Holders.push_back({Var, Assign->getArg(1)});
-    }
-  });
+  struct Holder {
+    const VarDecl *Var;
+    const CXXMemberCallExpr *Call; ///< The method call it holds the result of.
+    const ValueDecl *Object;
+    const FieldDecl *Member; ///< The member that method returns.
+  };
+  llvm::SmallVector<Holder, 4> Holders;
   // An object declared in a loop is a new one on each pass: the call that
   // defines the holder refills only the buffer of its own pass.
   llvm::SmallVector<SourceRange, 4> Loops;
-  forEachStmt(Body, [&](const Stmt *S) {
-    if (isa<ForStmt, CXXForRangeStmt, WhileStmt, DoStmt>(S))
-      Loops.push_back(S->getSourceRange());
-  });
+  auto AddHolder = [&](const VarDecl *Var, const Expr *Value) {
+    const auto *Call = dyn_cast<CXXMemberCallExpr>(skipHandleCopies(Value));
+    const ValueDecl *Object =
+        Call ? namedDecl(Call->getImplicitObjectArgument()) : nullptr;
+    if (const FieldDecl *Member =
+            Object ? returnedMember(Call->getMethodDecl()) : nullptr)
+      Holders.push_back({Var, Call, Object, Member});
+  };
+  if (!Owner.memberWrites().empty())
+    forEachStmt(Body, [&](const Stmt *S) {
+      if (isa<ForStmt, CXXForRangeStmt, WhileStmt, DoStmt>(S))
+        Loops.push_back(S->getSourceRange());
+      if (const auto *Decls = dyn_cast<DeclStmt>(S)) {
+        for (const Decl *D : Decls->decls())
+          if (const auto *Var = dyn_cast<VarDecl>(D);
+              Var && Var->getInit() && isTensorType(Var->getType()))
+            AddHolder(Var, Var->getInit());
+      } else if (const auto *Assign = dyn_cast<CXXOperatorCallExpr>(S);
+                 Assign && Assign->getOperator() == OO_Equal &&
+                 Assign->getNumArgs() == 2) {
+        if (const auto *Ref =
+                dyn_cast<DeclRefExpr>(Assign->getArg(0)->IgnoreImplicit()))
+          if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+              Var && isTensorType(Var->getType()))
+            AddHolder(Var, Assign->getArg(1));
+      }
+    });
   auto FreshEachPass = [&](const ValueDecl *Object, const Expr *Call) {
     return llvm::any_of(Loops, [&](SourceRange Loop) {
       return within(*SM, Object->getLocation(), Loop) &&
@@ -415,17 +428,15 @@ WorkerRaceAnalysis::updatesOf(const FunctionAliasAnalysis &Owner,
     const ValueDecl *Object = namedDecl(Write.Target);
     if (!Member || !Object)
       continue;
-    for (const auto &[Var, Value] : Holders) {
-      const auto *Call = dyn_cast<CXXMemberCallExpr>(skipHandleCopies(Value));
-      if (!Call || namedDecl(Call->getImplicitObjectArgument()) != Object ||
-          returnedMember(Call->getMethodDecl()) != Member ||
-          (Call == Write.Call && FreshEachPass(Object, Call)))
+    for (const Holder &H : Holders) {
+      if (H.Object != Object || H.Member != Member ||
+          (H.Call == Write.Call && FreshEachPass(Object, H.Call)))
         continue;
       auto U = std::make_unique<StorageUpdate>();
       U->Call = Write.Call;
       U->Operator = Write.Operator;
       U->Write = &Write;
-      U->Roots.push_back(Var);
+      U->Roots.push_back(H.Var);
       U->RefilledMember = Member;
       Result.push_back(std::move(U));
     }
