@@ -313,6 +313,8 @@ static std::string repairHint(const ParameterTie &Tie, bool ModuleLoop) {
     return Hint + " or add the module's parameters once";
   case Kind::AddedTensor:
     return Hint + " or add the tensor once";
+  case Kind::FilteredTwice:
+    return Hint + " or make the name tests exclusive (an 'else')";
   default:
     return Hint + " or register the module once";
   }
@@ -639,6 +641,15 @@ void SharedParameterUpdateCheck::addTieNotes(const ParameterTie &Tie) {
          DiagnosticIDs::Note)
         << nameOr(First.Added ? First.Name : Tie.Parameter, "?");
     diag(Second.Site->getExprLoc(), "and again here", DiagnosticIDs::Note);
+    return;
+  case Kind::FilteredTwice:
+    diag(First.Site->getExprLoc(), "the loop adds '%0' here, since its name "
+                                   "passes the tests on the way",
+         DiagnosticIDs::Note)
+        << nameOr(Tie.Parameter, "?");
+    diag(Second.Site->getExprLoc(), "and again here, since it passes these "
+                                    "tests too",
+         DiagnosticIDs::Note);
     return;
   case Kind::RepeatedHandle: {
     const Expr *Handle = nullptr;

@@ -2,6 +2,7 @@
 
 #include "ParameterLists.h"
 
+#include "NameFilters.h"
 #include "TensorModel.h"
 
 #include "clang/AST/StmtCXX.h"
@@ -23,6 +24,22 @@ using detail::rebase;
 
 static bool isStraightLineBody(const Stmt *S, bool AllowRangeLoops);
 
+static bool isParameterGroup(const CXXRecordDecl *Record) {
+  return Record && Record->getIdentifier() &&
+         Record->getName() == "OptimizerParamGroup" && isLibtorchDecl(Record);
+}
+
+/// `std::vector<OptimizerParamGroup>`, what an optimizer is built from.
+static bool isGroupListType(QualType Type) {
+  const auto *Spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
+      Type.getNonReferenceType()->getAsCXXRecordDecl());
+  if (!Spec || !isStdContainer(Spec))
+    return false;
+  const TemplateArgumentList &Args = Spec->getTemplateArgs();
+  return Args.size() >= 1 && Args[0].getKind() == TemplateArgument::Type &&
+         isParameterGroup(Args[0].getAsType()->getAsCXXRecordDecl());
+}
+
 // Note [Lists built step by step]
 // A local list is its initializer, then each mutation found in its function
 // in source order: `push_back`/`emplace_back` of a tensor or of a parameter
@@ -30,10 +47,12 @@ static bool isStraightLineBody(const Stmt *S, bool AllowRangeLoops);
 // list or another list's `begin()`/`end()` range, and `assign` of a range,
 // which replaces what came before. Pushing the variable of a range-for adds
 // the whole range, but only from a loop body with no branch, `continue`,
-// `break` or `return`: a filtered loop (de-duplication by TensorImpl,
-// weight-decay groups split by name) adds a part we do not know, so the list
+// `break` or `return`, or from a loop over named_parameters() whose tests
+// on the way to the push_back read only the item's name (Note [Lists
+// filtered by parameter name]): any other filtered loop (de-duplication by
+// TensorImpl, a test on the tensor) adds a part we do not know, so the list
 // is unknown. Any other mutation (erase, resize, a conditional push_back of
-// the loop variable) makes the list unknown too.
+// another value) makes the list unknown too.
 // Note [Lists that accumulate by assignment]
 // `params = params + b->parameters();` (a `+` of the translation unit that
 // concatenates, Note [Lists returned by functions]) appends as an `insert`
@@ -302,19 +321,19 @@ bool ParameterListBuilder::appendTensor(const Expr *Tensor,
       Value && Value->getMethodDecl() && Value->getMethodDecl()->getIdentifier() &&
       Value->getMethodDecl()->getName() == "value" && Value->getNumArgs() == 0)
     Stripped = skipModuleHandleCopies(Value->getImplicitObjectArgument());
-  const auto *Ref = dyn_cast<DeclRefExpr>(Stripped);
-  const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  const VarDecl *Var = loopItemOf(Stripped);
   if (Var && Var->getParentFunctionOrMethod()) {
     const FunctionIndex &Index = Sharing.indexOf(Var);
     if (auto Loop = Index.RangeLoops.find(Var); Loop != Index.RangeLoops.end()) {
-      if (!isStraightLineBody(Loop->second->getBody(), false))
-        return false;
       std::optional<std::vector<ParameterEntry>> Range =
           parameterList(Loop->second->getRangeInit());
       if (!Range)
         return false;
-      List.insert(List.end(), Range->begin(), Range->end());
-      return true;
+      if (isStraightLineBody(Loop->second->getBody(), false)) {
+        List.insert(List.end(), Range->begin(), Range->end());
+        return true;
+      }
+      return appendFiltered(*Range, Loop->second, Site, List);
     }
   }
   RegistrationStep Step;
@@ -325,6 +344,55 @@ bool ParameterListBuilder::appendTensor(const Expr *Tensor,
   ParameterEntry Entry;
   Entry.Route.push_back(Step);
   List.push_back(std::move(Entry));
+  return true;
+}
+
+/// The variable of a range-for that E names: the variable itself, or a
+/// local that holds its value (`auto &p = item.value();`) and is never
+/// assigned.
+const VarDecl *ParameterListBuilder::loopItemOf(const Expr *E) {
+  const auto *Ref = dyn_cast<DeclRefExpr>(skipModuleHandleCopies(E));
+  const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  if (!Var || !Var->getParentFunctionOrMethod() || !Var->getInit())
+    return Var;
+  const FunctionIndex &Index = Sharing.indexOf(Var);
+  if (Index.RangeLoops.count(Var) || Index.Reassigned.count(Var))
+    return Var;
+  const Expr *Init = skipModuleHandleCopies(Var->getInit());
+  if (const auto *Value = dyn_cast<CXXMemberCallExpr>(Init);
+      Value && Value->getMethodDecl() && Value->getMethodDecl()->getIdentifier() &&
+      Value->getMethodDecl()->getName() == "value" && Value->getNumArgs() == 0)
+    Init = skipModuleHandleCopies(Value->getImplicitObjectArgument());
+  const auto *Item = dyn_cast<DeclRefExpr>(Init);
+  const auto *ItemVar = Item ? dyn_cast<VarDecl>(Item->getDecl()) : nullptr;
+  return ItemVar && Index.RangeLoops.count(ItemVar) ? ItemVar : Var;
+}
+
+// Note [Lists filtered by parameter name] (in NameFilters.cpp): a push_back
+// under tests of the item's name adds the entries whose names pass them,
+// each behind a step that records the push_back.
+bool ParameterListBuilder::appendFiltered(const std::vector<ParameterEntry> &Range,
+                                          const CXXForRangeStmt *Loop,
+                                          const CallExpr *Site,
+                                          std::vector<ParameterEntry> &List) {
+  std::vector<std::string> Names;
+  for (const ParameterEntry &Entry : Range)
+    Names.push_back(Entry.name());
+  std::optional<std::vector<bool>> Passes =
+      passesNameTests(Loop, Site, Names, Sharing.AST);
+  if (!Passes)
+    return false;
+  RegistrationStep Push;
+  Push.Site = Site;
+  Push.Filtered = true;
+  for (size_t I = 0; I < Range.size(); ++I) {
+    if (!(*Passes)[I])
+      continue;
+    ParameterEntry Entry;
+    Entry.Route.push_back(Push);
+    Entry.Route.append(Range[I].Route.begin(), Range[I].Route.end());
+    List.push_back(std::move(Entry));
+  }
   return true;
 }
 
@@ -362,15 +430,20 @@ ParameterListBuilder::rangeList(const Expr *Begin, const Expr *End) {
 
 // Note [Lists returned by functions]
 // A call of a function of the translation unit whose body ends in its only
-// `return` of a local list (or of a parameters() call) is that list, with the
-// callee's module parameters replaced by the modules passed. Lists the callee
-// builds in a way we cannot follow (a de-duplicating loop) stay unknown.
+// `return` of a local list of tensors or of parameter groups (or of a
+// parameters() call) is that list, with the callee's module parameters
+// replaced by the modules passed; a parameter of the base type
+// `torch::nn::Module &` is the module passed while the list is evaluated,
+// since it has no class of its own to model. Lists the callee builds in a
+// way we cannot follow (a de-duplicating loop) stay unknown.
 std::optional<std::vector<ParameterEntry>>
 ParameterListBuilder::returnedList(const CallExpr *Call) {
   const FunctionDecl *Callee = Call->getDirectCallee();
   const FunctionDecl *Definition = nullptr;
   if (!Callee || isLibtorchDecl(Callee) || Callee->isInStdNamespace() ||
-      !Callee->hasBody(Definition) || !isTensorListType(Callee->getReturnType()))
+      !Callee->hasBody(Definition) ||
+      !(isTensorListType(Callee->getReturnType()) ||
+        isGroupListType(Callee->getReturnType())))
     return std::nullopt;
   const auto *Body = dyn_cast_or_null<CompoundStmt>(Definition->getBody());
   if (!Body || Body->body_empty())
@@ -398,16 +471,30 @@ ParameterListBuilder::returnedList(const CallExpr *Call) {
       Ranges.push_back(Param);
     }
   }
+  std::optional<ModuleArguments> Arguments = moduleArguments(Definition, Call);
+  if (!Arguments)
+    return std::nullopt;
+  // A parameter of the base type `torch::nn::Module &` has no class to model:
+  // it stands for the module the call passes.
+  llvm::SmallVector<const VarDecl *, 2> Generic;
+  for (auto &[Param, Argument] : *Arguments) {
+    const CXXRecordDecl *Impl = moduleImplOf(Param->getType());
+    if (Impl && isLibtorchDecl(Impl) && Impl->getIdentifier() &&
+        Impl->getName() == "Module" &&
+        Sharing.Bound
+            .try_emplace(Param, std::make_shared<const ModuleValue>(Argument))
+            .second)
+      Generic.push_back(Param);
+  }
   auto Unbind = llvm::make_scope_exit([&] {
     for (const VarDecl *Param : Ranges)
       Sharing.BoundRanges.erase(Param);
+    for (const VarDecl *Param : Generic)
+      Sharing.Bound.erase(Param);
   });
   std::optional<std::vector<ParameterEntry>> List =
       parameterList(Return->getRetValue());
   if (!List)
-    return std::nullopt;
-  std::optional<ModuleArguments> Arguments = moduleArguments(Definition, Call);
-  if (!Arguments)
     return std::nullopt;
   llvm::DenseMap<const void *, ObjectKey> Substitution;
   for (auto &[Param, Argument] : *Arguments)
@@ -478,9 +565,7 @@ ParameterListBuilder::parameterList(const Expr *E) {
   }
   if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
     const CXXRecordDecl *Record = Construct->getConstructor()->getParent();
-    bool IsGroup = Record->getIdentifier() &&
-                   Record->getName() == "OptimizerParamGroup" &&
-                   isLibtorchDecl(Record);
+    bool IsGroup = isParameterGroup(Record);
     if (IsGroup && Construct->getNumArgs() >= 1)
       return parameterList(Construct->getArg(0));
     if (isStdContainer(Record) && Construct->getNumArgs() >= 1 &&

@@ -6,6 +6,7 @@
 #include "ParameterSharing.h"
 
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/StmtCXX.h"
 
 #include <optional>
 #include <utility>
@@ -33,7 +34,8 @@ namespace clang::tidy::libtorch {
 /// owns the builder, which keeps all state: a builder is a view of it.
 ///
 /// Limitation: flow-insensitive. A list grown any other way (a loop that
-/// filters duplicates, a conditional `push_back`, erase or resize, an unknown
+/// filters duplicates or tests anything but a parameter's name
+/// (Note [Lists filtered by parameter name]), erase or resize, an unknown
 /// callee such as `torchalias::unique_parameters`), or a variable assigned
 /// after its declaration, is unknown and never reported: precision over
 /// recall. Helpers of helpers and a helper's other arguments are not
@@ -61,6 +63,10 @@ private:
   bool applyListMutation(const CallExpr *Call, std::vector<ParameterEntry> &List);
   bool appendTensor(const Expr *Tensor, const CallExpr *Site,
                     std::vector<ParameterEntry> &List);
+  const VarDecl *loopItemOf(const Expr *E);
+  bool appendFiltered(const std::vector<ParameterEntry> &Range,
+                      const CXXForRangeStmt *Loop, const CallExpr *Site,
+                      std::vector<ParameterEntry> &List);
   std::optional<std::vector<ParameterEntry>> rangeList(const Expr *Begin,
                                                        const Expr *End);
   std::optional<std::vector<ParameterEntry>> returnedList(const CallExpr *Call);

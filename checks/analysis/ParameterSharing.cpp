@@ -1344,6 +1344,33 @@ ParameterSharingAnalysis::recursiveModuleLoop(const Expr *List) {
   return firstRepeatedVisit(*Root, Modules);
 }
 
+/// One item of a loop over named_parameters(), pushed by two of the loop's
+/// push_backs: the routes differ only at the step that records the push.
+static std::optional<ParameterTie> filteredTwice(const ParameterEntry &A,
+                                                 const ParameterEntry &B) {
+  if (A.Route.size() != B.Route.size())
+    return std::nullopt;
+  const RegistrationStep *PushA = nullptr, *PushB = nullptr;
+  for (size_t I = 0; I < A.Route.size(); ++I) {
+    const RegistrationStep &SA = A.Route[I], &SB = B.Route[I];
+    if (SA.Filtered && SB.Filtered && SA.Site != SB.Site && !PushA) {
+      PushA = &SA;
+      PushB = &SB;
+    } else if (SA.Site != SB.Site || !(SA.Object == SB.Object)) {
+      return std::nullopt;
+    }
+  }
+  if (!PushA)
+    return std::nullopt;
+  ParameterTie Tie;
+  Tie.K = ParameterTie::Kind::FilteredTwice;
+  Tie.Parameter = A.name();
+  Tie.OtherParameter = B.name();
+  Tie.First = PushA;
+  Tie.Second = PushB;
+  return Tie;
+}
+
 std::optional<ParameterTie>
 ParameterSharingAnalysis::firstTie(const std::vector<ParameterEntry> &List) {
   for (size_t I = 0; I < List.size(); ++I) {
@@ -1351,6 +1378,8 @@ ParameterSharingAnalysis::firstTie(const std::vector<ParameterEntry> &List) {
       const ParameterEntry &A = List[I], &B = List[J];
       if (!A.tensor().known() || !(A.tensor() == B.tensor()))
         continue;
+      if (std::optional<ParameterTie> Tie = filteredTwice(A, B))
+        return Tie;
       // The first place where the two routes reach one object along two
       // different paths (or one registration of a filled element).
       for (size_t X = 0; X < A.Route.size(); ++X) {
@@ -1378,18 +1407,20 @@ ParameterSharingAnalysis::firstTie(const std::vector<ParameterEntry> &List) {
           auto IsRoot = [](const ParameterEntry &E, size_t I) {
             const RegistrationStep &Step = E.Route[I];
             return Step.Name.empty() && !Step.Added && !Step.Returned &&
-                   (I == 0 || E.Route[I - 1].Returned);
+                   !Step.Filtered &&
+                   (I == 0 || E.Route[I - 1].Returned || E.Route[I - 1].Filtered);
           };
           // Where the list got the entry: the call of the function that
           // returned it, when both entries come through one statement.
           auto Entered = [&](const ParameterEntry &E, size_t I) {
-            while (I > 0 && E.Route[I - 1].Returned)
+            while (I > 0 && (E.Route[I - 1].Returned || E.Route[I - 1].Filtered))
               --I;
             return &E.Route[I];
           };
           auto RootOf = [](const ParameterEntry &E) {
             size_t I = 0;
-            while (I + 1 < E.Route.size() && E.Route[I].Returned)
+            while (I + 1 < E.Route.size() &&
+                   (E.Route[I].Returned || E.Route[I].Filtered))
               ++I;
             return &E.Route[I];
           };

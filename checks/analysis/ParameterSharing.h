@@ -98,6 +98,10 @@ struct RegistrationStep {
   /// The step is a call of a function of the translation unit whose
   /// returned list holds the rest of the route; Object is unknown.
   bool Returned = false;
+  /// The step is a push_back of the items of a loop that tests their names;
+  /// Site is the push_back and Object is unknown (Note [Lists filtered by
+  /// parameter name]).
+  bool Filtered = false;
 };
 
 /// One tensor of a parameter list and how the list reaches it.
@@ -126,6 +130,9 @@ struct ParameterTie {
     AddedTensor,
     /// One handle added to a container once per iteration of a loop.
     RepeatedHandle,
+    /// One parameter whose name passes the tests of two push_backs of a
+    /// loop over named_parameters().
+    FilteredTwice,
   };
   Kind K = Kind::SameTensor;
   std::string Parameter, OtherParameter; ///< Names of the two entries.

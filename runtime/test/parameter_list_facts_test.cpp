@@ -339,4 +339,49 @@ TEST(ParameterListFacts, AHolderOfModulesSharingOneSoftUpdatesItTwice) {
                               torch::full_like(deduplicated.encoder->weight, 0.5)));
 }
 
+// Note [Lists filtered by parameter name]: named_parameters() spells each
+// name as the registration path joined by dots, with a library module's own
+// names last; tests on those names that are not exclusive put one tensor in
+// two groups, and the optimizer steps it once per group.
+struct NormedBlockImpl : torch::nn::Module {
+  NormedBlockImpl()
+      : fc(register_module("fc", torch::nn::Linear(4, 4))),
+        norm(register_module("norm", torch::nn::LayerNorm(
+                                         torch::nn::LayerNormOptions({4})))) {}
+  torch::nn::Linear fc;
+  torch::nn::LayerNorm norm;
+};
+TORCH_MODULE(NormedBlock);
+
+TEST(ParameterListFacts, NamesThatPassTwoTestsAreSteppedOncePerGroup) {
+  torch::NoGradGuard no_grad;
+  NormedBlock model;
+  std::vector<std::string> names;
+  for (const auto &item : model->named_parameters())
+    names.push_back(item.key());
+  EXPECT_EQ(names, (std::vector<std::string>{"fc.weight", "fc.bias",
+                                             "norm.weight", "norm.bias"}));
+
+  std::vector<at::Tensor> decay, no_decay;
+  for (const auto &item : model->named_parameters()) {
+    const std::string &name = item.key();
+    if (name.size() >= 6 && name.compare(name.size() - 6, 6, "weight") == 0)
+      decay.push_back(item.value());
+    if (name.find("norm") != std::string::npos)
+      no_decay.push_back(item.value());
+  }
+  std::vector<torch::optim::OptimizerParamGroup> groups;
+  groups.emplace_back(decay);
+  groups.emplace_back(no_decay);
+  torch::optim::SGD opt(groups, torch::optim::SGDOptions(1.0));
+  at::Tensor gain = model->norm->weight, before = gain.clone();
+  at::Tensor fc_weight = model->fc->weight, fc_before = fc_weight.clone();
+  for (auto &group : opt.param_groups())
+    for (auto &p : group.params())
+      p.mutable_grad() = torch::ones_like(p);
+  opt.step();
+  EXPECT_TRUE(torch::allclose(gain, before - 2));
+  EXPECT_TRUE(torch::allclose(fc_weight, fc_before - 1));
+}
+
 } // namespace

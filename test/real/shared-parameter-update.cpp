@@ -529,3 +529,56 @@ void NegativeOneLayerPerStage(std::vector<torch::nn::Linear> &layers) {
     opt.step();
   }
 }
+
+// Note [Lists filtered by parameter name]: LayerNorm's "weight" ends in
+// "weight" and its module's name holds "norm".
+struct NormedBlockImpl : torch::nn::Module {
+  NormedBlockImpl() {
+    fc = register_module("fc", torch::nn::Linear(8, 8));
+    norm = register_module("norm", torch::nn::LayerNorm(
+                                       torch::nn::LayerNormOptions({8})));
+  }
+  torch::nn::Linear fc{nullptr};
+  torch::nn::LayerNorm norm{nullptr};
+};
+TORCH_MODULE(NormedBlock);
+
+static bool has_suffix(const std::string &s, const std::string &tail) {
+  return s.size() >= tail.size() &&
+         s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+void PositiveDecaySplitByTwoTests() {
+  NormedBlock model;
+  std::vector<torch::Tensor> decay, no_decay;
+  for (const auto &item : model->named_parameters()) {
+    if (has_suffix(item.key(), "weight"))
+      decay.push_back(item.value());
+    if (has_suffix(item.key(), "bias") ||
+        item.key().find("norm") != std::string::npos)
+      no_decay.push_back(item.value());
+  }
+  std::vector<torch::optim::OptimizerParamGroup> groups;
+  groups.emplace_back(decay, std::make_unique<torch::optim::AdamWOptions>(
+                                 torch::optim::AdamWOptions(1e-3).weight_decay(0.1)));
+  groups.emplace_back(no_decay, std::make_unique<torch::optim::AdamWOptions>(
+                                    torch::optim::AdamWOptions(1e-3).weight_decay(0.0)));
+  torch::optim::AdamW opt(groups, torch::optim::AdamWOptions(1e-3));
+  // CHECK-MESSAGES: :[[@LINE-1]]:23: warning: 'AdamW' is built from a list that holds parameter 'norm.weight' twice; each step() updates it twice
+}
+
+void NegativeDecaySplitByElse() {
+  NormedBlock model;
+  std::vector<torch::Tensor> decay, no_decay;
+  for (const auto &item : model->named_parameters()) {
+    if (has_suffix(item.key(), "bias") ||
+        item.key().find("norm") != std::string::npos)
+      no_decay.push_back(item.value());
+    else
+      decay.push_back(item.value());
+  }
+  std::vector<torch::optim::OptimizerParamGroup> groups;
+  groups.emplace_back(decay);
+  groups.emplace_back(no_decay);
+  torch::optim::AdamW opt(groups, torch::optim::AdamWOptions(1e-3));
+}
