@@ -192,7 +192,15 @@ void reportRace(ClangTidyCheck &Check, const WorkerRace &R,
               R.Write->Member->getName().str() + "'";
   else if (Holder)
     Written = "a tensor of " + Root;
-  if (R.Spawn->Queue)
+  if (const CXXMemberCallExpr *Store = R.Spawn->MethodStore) {
+    Check.diag(Store->getExprLoc(), "'%0' stores %1 in '%2' here",
+               DiagnosticIDs::Note)
+        << cast<CallExpr>(R.Spawn->Site)->getDirectCallee()->getName()
+        << (Holder ? "them" : "it") << R.Spawn->Queue->getName();
+    Check.diag(R.Spawn->Via->getBeginLoc(), "this worker reads '%0'",
+               DiagnosticIDs::Note)
+        << R.Spawn->Queue->getName();
+  } else if (R.Spawn->Queue)
     Check.diag(R.Spawn->Via->getBeginLoc(),
                "this worker reads '%0', which the spawner stores %1 in",
                DiagnosticIDs::Note)

@@ -56,6 +56,9 @@ struct WorkerSpawn {
   const Expr *Via = nullptr;
   /// For a store into a queue: the queue, a variable or a member.
   const ValueDecl *Queue = nullptr;
+  /// For a call of a method that stores its arguments in its object's
+  /// queue (Note [Methods that queue their arguments]): that store.
+  const CXXMemberCallExpr *MethodStore = nullptr;
 };
 
 /// Matches calls and constructions against fully qualified names: a class

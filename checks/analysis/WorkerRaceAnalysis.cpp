@@ -9,6 +9,7 @@
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
 
 #include <functional>
 
@@ -33,10 +34,23 @@ const CXXRecordDecl *recordOf(QualType Type) {
                        : Type.getNonReferenceType()->getAsCXXRecordDecl();
 }
 
+/// `torch::OrderedDict<std::string, Tensor>`, what named_parameters()
+/// returns: a container of the module's tensor handles.
+bool isTensorDictType(QualType Type) {
+  const auto *Spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
+      Type.isNull() ? nullptr : Type.getNonReferenceType()->getAsCXXRecordDecl());
+  if (!Spec || !Spec->getIdentifier() || Spec->getName() != "OrderedDict" ||
+      !isLibtorchDecl(Spec))
+    return false;
+  const TemplateArgumentList &Args = Spec->getTemplateArgs();
+  return Args.size() == 2 && Args[1].getKind() == TemplateArgument::Type &&
+         isTensorType(Args[1].getAsType());
+}
+
 std::optional<SharedKind> sharedKind(QualType Type) {
   if (isTensorType(Type))
     return SharedKind::Tensor;
-  if (isTensorContainerType(Type))
+  if (isTensorContainerType(Type) || isTensorDictType(Type))
     return SharedKind::Container;
   if (moduleImplOf(Type))
     return SharedKind::Module;
@@ -95,13 +109,45 @@ bool isModuleTensorList(const CXXMemberCallExpr *Call) {
   const CXXMethodDecl *Method = Call->getMethodDecl();
   return Method && Method->getIdentifier() &&
          (Method->getName() == "parameters" ||
-          Method->getName() == "buffers") &&
+          Method->getName() == "buffers" ||
+          Method->getName() == "named_parameters" ||
+          Method->getName() == "named_buffers") &&
          moduleImplOf(
              skipModuleHandleCopies(Call->getImplicitObjectArgument())
                  ->getType());
 }
 
 } // namespace
+
+/// Whether a method of the translation unit waits for something a member
+/// of its object holds (`cv_.wait(lock, ...)`, `thread_.join()`,
+/// `done_.get()`): `writer.flush()` orders what follows after the work the
+/// object's worker was handed (Note [Methods that queue their arguments]).
+static bool waitsOnMember(const CXXMethodDecl *Method) {
+  const FunctionDecl *Definition = Method->getDefinition();
+  if (!Definition || !Definition->getBody() || isLibtorchDecl(Method) ||
+      Method->isInStdNamespace())
+    return false;
+  bool Waits = false;
+  forEachStmt(
+      Definition->getBody(),
+      [&](const Stmt *S) {
+        const auto *Call = dyn_cast<CXXMemberCallExpr>(S);
+        const CXXMethodDecl *Callee = Call ? Call->getMethodDecl() : nullptr;
+        if (!Callee || !Callee->getIdentifier() ||
+            isTensorType(Call->getImplicitObjectArgument()->getType()))
+          return;
+        llvm::StringRef Name = Callee->getName();
+        const auto *Access = dyn_cast<MemberExpr>(
+            Call->getImplicitObjectArgument()->IgnoreParenImpCasts());
+        Waits |= (llvm::is_contained(JoinMethods, Name) ||
+                  Name == "wait_for" || Name == "wait_until") &&
+                 Access &&
+                 isa<CXXThisExpr>(Access->getBase()->IgnoreParenImpCasts());
+      },
+      /*IntoLambdas=*/false);
+  return Waits;
+}
 
 /// A `std::lock_guard`, `std::unique_lock` or `std::scoped_lock`.
 static bool isLockGuard(const VarDecl *Var) {
@@ -148,8 +194,9 @@ void WorkerRaceAnalysis::collect(const Stmt *S) {
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(S))
     if (const CXXMethodDecl *Method = Member->getMethodDecl();
         Method && Method->getIdentifier() &&
-        llvm::is_contained(JoinMethods, Method->getName()) &&
-        !isTensorType(Member->getImplicitObjectArgument()->getType()))
+        ((llvm::is_contained(JoinMethods, Method->getName()) &&
+          !isTensorType(Member->getImplicitObjectArgument()->getType())) ||
+         waitsOnMember(Method)))
       Joins.push_back(Member);
   if (isa<CallExpr, CXXConstructExpr>(S)) {
     if (std::optional<WorkerSpawn> Spawn = Workers.match(cast<Expr>(S)))
@@ -157,6 +204,11 @@ void WorkerRaceAnalysis::collect(const Stmt *S) {
     else if (const auto *Store = dyn_cast<CXXMemberCallExpr>(S);
              Store && isQueueStore(Store))
       Stores.push_back(Store);
+    else if (const auto *Call = dyn_cast<CXXMemberCallExpr>(S);
+             Call && llvm::any_of(Call->arguments(), [](const Expr *Arg) {
+               return sharedKind(Arg->getType()).has_value();
+             }))
+      MethodCalls.push_back(Call);
   }
   for (const Stmt *Child : S->children())
     collect(Child);
@@ -587,6 +639,11 @@ WorkerRaceAnalysis::sharedValues(const WorkerSpawn &Spawn) const {
             *Kind == SharedKind::Module ? skipModuleHandleCopies(Object)
                                         : skipHandleCopies(Object)))
       V.Name = Ref->getDecl()->getName().str();
+    else // `model->named_parameters()`
+      V.Name = Lexer::getSourceText(
+                   CharSourceRange::getTokenRange(Object->getSourceRange()),
+                   *SM, *LangOpts)
+                   .str();
     if (Callee && I < Callee->getNumParams())
       V.BoundParam = Callee->getParamDecl(I);
     if (V.Root)
@@ -1137,11 +1194,77 @@ WorkerRaceAnalysis::queueHandoff(const CXXMemberCallExpr *Store,
   return Handoff;
 }
 
+// Note [Methods that queue their arguments]
+// `writer.request(step, model->named_parameters())`, where request() stores
+// its parameter in a member queue of the object (`pending_.emplace_back(step,
+// std::move(params))`) that a worker the class starts reads, hands the
+// argument to that worker as a store into the queue does (Note [Queues]):
+// the call is a spawn of that worker with the arguments the method stores,
+// and the caller's later writes of them (the next `opt.step()` before the
+// writer has run) race it. Only stores in the method's own body are
+// followed, and only of a parameter it was given by value or reference.
+std::optional<WorkerSpawn>
+WorkerRaceAnalysis::methodHandoff(const CXXMemberCallExpr *Call) const {
+  const CXXMethodDecl *Method = Call->getMethodDecl();
+  const FunctionDecl *Definition = Method ? Method->getDefinition() : nullptr;
+  if (!Definition || !Definition->getBody() || isLibtorchDecl(Method) ||
+      Method->isInStdNamespace())
+    return std::nullopt;
+  WorkerSpawn Handoff;
+  forEachStmt(
+      Definition->getBody(),
+      [&](const Stmt *S) {
+        const auto *Store = dyn_cast<CXXMemberCallExpr>(S);
+        if (Handoff.Via || !Store || !isQueueStore(Store))
+          return;
+        const auto *Access = dyn_cast<MemberExpr>(
+            Store->getImplicitObjectArgument()->IgnoreParenImpCasts());
+        const auto *Field =
+            Access && isa<CXXThisExpr>(Access->getBase()->IgnoreParenImpCasts())
+                ? dyn_cast<FieldDecl>(Access->getMemberDecl())
+                : nullptr;
+        if (!Field)
+          return;
+        llvm::SmallVector<const Expr *, 2> Stored;
+        for (unsigned I = 0;
+             I < Definition->getNumParams() && I < Call->getNumArgs(); ++I) {
+          const ParmVarDecl *Param = Definition->getParamDecl(I);
+          if (sharedKind(Param->getType()) &&
+              llvm::any_of(Store->arguments(), [&](const Expr *Arg) {
+                return mentions(Arg, Param);
+              }))
+            Stored.push_back(Call->getArg(I));
+        }
+        const Expr *Reader =
+            Stored.empty() ? nullptr
+                           : Workers.workerReading(Method->getParent(), Field);
+        std::optional<WorkerSpawn> Consumer =
+            Reader ? Workers.match(Reader) : std::nullopt;
+        if (!Consumer)
+          return;
+        Handoff.Site = Call;
+        Handoff.EntryPoint = Consumer->EntryPoint;
+        Handoff.Args.append(Stored.begin(), Stored.end());
+        Handoff.BoundArgs = Handoff.Args;
+        Handoff.Via = Reader;
+        Handoff.Queue = Field;
+        Handoff.MethodStore = Store;
+      },
+      /*IntoLambdas=*/false);
+  if (!Handoff.Via)
+    return std::nullopt;
+  return Handoff;
+}
+
 void WorkerRaceAnalysis::run(const FunctionDecl *Function) {
   SM = &Function->getASTContext().getSourceManager();
+  LangOpts = &Function->getASTContext().getLangOpts();
   collect(Function->getBody());
   for (const CXXMemberCallExpr *Store : Stores)
     if (std::optional<WorkerSpawn> Handoff = queueHandoff(Store, Function))
+      Spawns.push_back(std::make_unique<WorkerSpawn>(std::move(*Handoff)));
+  for (const CXXMemberCallExpr *Call : MethodCalls)
+    if (std::optional<WorkerSpawn> Handoff = methodHandoff(Call))
       Spawns.push_back(std::make_unique<WorkerSpawn>(std::move(*Handoff)));
   if (const auto *Method = dyn_cast<CXXMethodDecl>(Function))
     findMemberRaces(Method);

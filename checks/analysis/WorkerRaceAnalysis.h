@@ -182,6 +182,8 @@ private:
   void collect(const Stmt *S);
   std::optional<WorkerSpawn> queueHandoff(const CXXMemberCallExpr *Store,
                                           const FunctionDecl *Function) const;
+  std::optional<WorkerSpawn>
+  methodHandoff(const CXXMemberCallExpr *Call) const;
   std::vector<SharedValue> sharedValues(const WorkerSpawn &Spawn) const;
   const ValueDecl *sharedRoot(const VarDecl *Var, SharedKind Kind) const;
   void membersThroughThis(const Stmt *Body, const LambdaCapture *Capture,
@@ -218,6 +220,7 @@ private:
   const OperatorTable &Table;
   Analyzer AnalyzeCallee;
   const SourceManager *SM = nullptr;
+  const LangOptions *LangOpts = nullptr;
   std::vector<std::unique_ptr<WorkerSpawn>> Spawns;
   /// The OpenMP loops of the function, as spawns (Note [OpenMP loops]).
   std::vector<std::unique_ptr<WorkerSpawn>> ParallelLoops;
@@ -231,6 +234,9 @@ private:
   std::vector<const CallExpr *> Joins;
   /// Calls that store a value in a container: Note [Queues].
   std::vector<const CXXMemberCallExpr *> Stores;
+  /// Method calls given a tensor, or a holder of tensors: Note [Methods that
+  /// queue their arguments].
+  std::vector<const CXXMemberCallExpr *> MethodCalls;
   /// The spawning function's CFG; null when it cannot be built.
   std::unique_ptr<CFG> Graph;
   std::unique_ptr<ParentMap> Parents;

@@ -38,7 +38,7 @@ class Agent {
 
   std::vector<torch::Tensor> trainable() const {
     auto params = actor_->parameters();
-    auto critic_params = critic_->parameters();
+    auto critic_params = critic_->parameters();  // BUG(libtorch-shared-parameter-update)
     params.insert(params.end(), critic_params.begin(), critic_params.end());  // BUG(libtorch-shared-parameter-update)
     return params;
   }

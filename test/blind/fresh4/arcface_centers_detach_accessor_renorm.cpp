@@ -53,7 +53,7 @@ int main() {
   auto loss = torch::cross_entropy_loss(logits, labels);
 
   // keep the class centres on the unit sphere
-  auto centres = head->centres();
+  auto centres = head->centres();  // BUG(libtorch-detached-write)
   centres.div_(centres.norm(2, 1, true));  // BUG(libtorch-detached-write)
 
   optimizer.zero_grad();

@@ -32,7 +32,7 @@ TORCH_MODULE(Tower);
 std::vector<torch::Tensor> trainable(const std::map<std::string, Tower>& towers) {
   std::vector<torch::Tensor> params;
   for (const auto& entry : towers) {
-    auto tower_params = entry.second->parameters();
+    auto tower_params = entry.second->parameters();  // BUG(libtorch-shared-parameter-update)
     params.insert(params.end(), tower_params.begin(), tower_params.end());  // BUG(libtorch-shared-parameter-update)
   }
   return params;

@@ -37,11 +37,11 @@ torch::Tensor clip_loss(const torch::Tensor& logits) {
 
 int main() {
   torch::manual_seed(0);
-  ContrastiveHead head(0.02);
+  ContrastiveHead head(0.07);
   torch::nn::Linear image_proj(8, 8);
   std::vector<torch::Tensor> params = image_proj->parameters();
   params.push_back(head->temperature);
-  torch::optim::SGD optimizer(params, 0.01);
+  torch::optim::SGD optimizer(params, 1e-4);
 
   auto images = torch::randn({6, 8});
   auto texts = torch::randn({6, 8});
@@ -60,7 +60,7 @@ int main() {
     loss.backward();
     const double error = (image_proj->weight.grad() - w_ref.grad()).abs().max().item<double>();
     optimizer.step();
-    clamp_temperature(head, 0.05, 1.0);
+    clamp_temperature(head, 0.01, 1.0);
 
     std::cout << "step " << step << " loss " << loss.item<double>() << ", temperature now "
               << head->temperature.item<double>() << ", gradient error " << error << "\n";

@@ -46,7 +46,7 @@ int main() {
   const double lr = 0.1, weight_decay = 1e-4;
   auto net = std::make_shared<EmbedNetImpl>(16, 8);
   std::vector<Branch> branches{net, net, net};  // anchor, positive, negative
-  auto params = gather_params(branches);
+  auto params = gather_params(branches);  // BUG(libtorch-shared-parameter-update)
 
   auto anchor = torch::randn({10, 16});
   auto positive = anchor + 0.1 * torch::randn({10, 16});

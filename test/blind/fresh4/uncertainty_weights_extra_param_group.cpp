@@ -35,7 +35,7 @@ TORCH_MODULE(MultiTaskNet);
 class Trainer {
  public:
   explicit Trainer(MultiTaskNet net)
-      : net_(net), optimizer_(net_->parameters(), torch::optim::AdamWOptions(1e-3).weight_decay(1e-2)) {
+      : net_(net), optimizer_(net_->parameters(), torch::optim::AdamWOptions(1e-3).weight_decay(1e-2)) {  // BUG(libtorch-shared-parameter-update)
     auto task_weight_options = std::make_unique<torch::optim::AdamWOptions>(1e-2);
     task_weight_options->weight_decay(0.0);
     optimizer_.add_param_group(  // BUG(libtorch-shared-parameter-update)
