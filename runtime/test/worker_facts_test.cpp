@@ -164,4 +164,24 @@ TEST(WorkerFacts, AHandleAMethodReturnsIsRefilledByItsNextCall) {
   EXPECT_TRUE(torch::allclose(kept, torch::full({3}, 1.0f)));
 }
 
+// Note [Methods that queue their arguments]: named_parameters() and
+// parameters() are handles of the module's own tensors, so a queued copy of
+// either sees the optimizer step that follows the hand-off.
+TEST(WorkerFacts, AQueuedParameterListSeesTheNextStep) {
+  torch::manual_seed(0);
+  torch::nn::Linear model(3, 2);
+  torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(1.0));
+  std::vector<torch::OrderedDict<std::string, torch::Tensor>> named_queue;
+  std::vector<std::vector<torch::Tensor>> queue;
+  named_queue.push_back(model->named_parameters());
+  queue.push_back(model->parameters());
+  torch::Tensor before = model->weight.detach().clone();
+  for (auto &p : model->parameters())
+    p.mutable_grad() = torch::ones_like(p);
+  opt.step();
+  const torch::Tensor &queued_named = named_queue.front()["weight"];
+  EXPECT_TRUE(torch::allclose(queued_named, before - 1));
+  EXPECT_TRUE(torch::allclose(queue.front().front(), before - 1));
+}
+
 } // namespace

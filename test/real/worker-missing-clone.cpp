@@ -243,3 +243,37 @@ void PositiveGradientsToThreadPool(torch::nn::Linear &model, c10::ThreadPool &po
   opt.step();
   opt.zero_grad();
 }
+
+// Note [Methods that queue their arguments], with torch::OrderedDict.
+class SnapshotWriter {
+public:
+  SnapshotWriter() : thread_([this] { drain(); }) {}
+  ~SnapshotWriter() { thread_.join(); }
+  void request(torch::OrderedDict<std::string, torch::Tensor> params) {
+    std::lock_guard<std::mutex> lock(mu_);
+    pending_.push_back(std::move(params));
+  }
+
+private:
+  void drain() {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto &params : pending_)
+      for (const auto &item : params)
+        total_ += item.value().sum().item<double>();
+  }
+  std::mutex mu_;
+  double total_ = 0;
+  std::vector<torch::OrderedDict<std::string, torch::Tensor>> pending_;
+  std::thread thread_;
+};
+
+void PositiveSnapshotQueuedThenStepped() {
+  torch::nn::Linear model(4, 2);
+  torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.1));
+  SnapshotWriter writer;
+  for (int step = 0; step < 3; ++step) {
+    opt.step();
+    writer.request(model->named_parameters());
+    // CHECK-MESSAGES: :[[@LINE-1]]:20: warning: argument 'model->named_parameters()' holds tensors that share their storage with worker entry point 'std::thread' and the spawner writes them in place before the worker is joined [libtorch-worker-missing-clone]
+  }
+}
