@@ -337,7 +337,7 @@ bool ParameterListBuilder::appendTensor(const Expr *Tensor,
     }
   }
   RegistrationStep Step;
-  Step.Name = Sharing.nameArgument(Tensor);
+  Step.Name = Sharing.nameArgument(Tensor, &Step.NameFromSource);
   Step.Site = Site;
   Step.Object = Sharing.tensorKey(Tensor, &Step.View);
   Step.Added = true;
@@ -375,9 +375,15 @@ bool ParameterListBuilder::appendFiltered(const std::vector<ParameterEntry> &Ran
                                           const CXXForRangeStmt *Loop,
                                           const CallExpr *Site,
                                           std::vector<ParameterEntry> &List) {
+  // A name built at run time is not known.
   std::vector<std::string> Names;
-  for (const ParameterEntry &Entry : Range)
+  for (const ParameterEntry &Entry : Range) {
+    if (llvm::any_of(Entry.Route, [](const RegistrationStep &Step) {
+          return Step.NameFromSource;
+        }))
+      return false;
     Names.push_back(Entry.name());
+  }
   std::optional<std::vector<bool>> Passes =
       passesNameTests(Loop, Site, Names, Sharing.AST);
   if (!Passes)
@@ -591,7 +597,7 @@ ParameterListBuilder::parameterList(const Expr *E) {
     for (const Expr *Element : Init->inits()) {
       if (isTensorType(Element->getType())) {
         RegistrationStep Step;
-        Step.Name = Sharing.nameArgument(Element);
+        Step.Name = Sharing.nameArgument(Element, &Step.NameFromSource);
         Step.Site = Element;
         Step.Object = Sharing.tensorKey(Element, &Step.View);
         ParameterEntry Entry;

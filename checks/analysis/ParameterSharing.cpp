@@ -381,14 +381,18 @@ ParameterSharingAnalysis::indexOf(const VarDecl *Var) {
   return *Index;
 }
 
-std::string ParameterSharingAnalysis::nameArgument(const Expr *E) const {
+std::string ParameterSharingAnalysis::nameArgument(const Expr *E,
+                                                   bool *FromSource) const {
   const Expr *Inner = E->IgnoreImplicit();
   while (const auto *Construct = dyn_cast<CXXConstructExpr>(Inner)) {
     if (Construct->getNumArgs() == 0)
       break;
     Inner = Construct->getArg(0)->IgnoreImplicit();
   }
-  if (const auto *Literal = dyn_cast<StringLiteral>(Inner))
+  const auto *Literal = dyn_cast<StringLiteral>(Inner);
+  if (FromSource)
+    *FromSource = !Literal;
+  if (Literal)
     return Literal->getString().str();
   return Lexer::getSourceText(
              CharSourceRange::getTokenRange(E->getSourceRange()),
@@ -504,7 +508,7 @@ void ParameterSharingAnalysis::registerCall(const CXXMemberCallExpr *Call,
     return;
   }
   RegistrationStep Step;
-  Step.Name = nameArgument(Call->getArg(0));
+  Step.Name = nameArgument(Call->getArg(0), &Step.NameFromSource);
   Step.Site = Call;
   if (IsParameter) {
     Step.Object = tensorKey(Call->getArg(1), &Step.View);
@@ -861,7 +865,7 @@ void ParameterSharingAnalysis::applyModuleEdits(const VarDecl *Var,
     if (!Module && !isRegistration(Member, "register_parameter"))
       continue;
     RegistrationStep Step;
-    Step.Name = nameArgument(Call->getArg(0));
+    Step.Name = nameArgument(Call->getArg(0), &Step.NameFromSource);
     Step.Site = Call;
     if (!Module) {
       Step.Object = tensorKey(Call->getArg(1), &Step.View);

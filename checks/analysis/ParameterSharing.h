@@ -98,6 +98,10 @@ struct RegistrationStep {
   /// The step is a call of a function of the translation unit whose
   /// returned list holds the rest of the route; Object is unknown.
   bool Returned = false;
+  /// Name is the source text of an argument that is not a literal
+  /// (`register_module("layer" + std::to_string(i), ...)`), not the name
+  /// libtorch gives.
+  bool NameFromSource = false;
   /// The step is a push_back of the items of a loop that tests their names;
   /// Site is the push_back and Object is unknown (Note [Lists filtered by
   /// parameter name]).
@@ -279,7 +283,7 @@ private:
                                                const VarDecl *List);
   ObjectKey freshKey(const void *Creator) const;
   const ModuleValue *modelOfThis(const CXXRecordDecl *Impl);
-  std::string nameArgument(const Expr *E) const;
+  std::string nameArgument(const Expr *E, bool *FromSource = nullptr) const;
 
   /// Where a call is: its innermost loop, and whether a branch lies between
   /// the two (an `if`, `?:`, `switch`, `&&`, `||`).

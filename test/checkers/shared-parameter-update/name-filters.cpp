@@ -198,3 +198,28 @@ void NegativeGroupsFromAHelper() {
   Tower model;
   torch::optim::Adam opt(decay_groups(*model), torch::optim::AdamOptions(0.1));
 }
+
+struct StackImpl : torch::nn::Module {
+  StackImpl() {
+    for (int i = 0; i < 2; ++i)
+      blocks.push_back(register_module("block" + std::to_string(i),
+                                       torch::nn::Linear(8, 8)));
+  }
+  std::vector<torch::nn::Linear> blocks;
+};
+TORCH_MODULE(Stack);
+
+// Names built at run time are not known, so the tests are not evaluated.
+void NegativeNamesBuiltAtRunTime() {
+  Stack model;
+  std::vector<torch::Tensor> decay, blocks;
+  for (const auto &item : model->named_parameters()) {
+    if (ends_with(item.key(), "weight"))
+      decay.push_back(item.value());
+    if (item.key().find("block") != std::string::npos)
+      blocks.push_back(item.value());
+  }
+  std::vector<torch::optim::OptimizerParamGroup> groups{decay, blocks};
+  // FIXME: should warn: "block0.weight" passes both tests.
+  torch::optim::SGD opt(groups, torch::optim::SGDOptions(0.1));
+}
