@@ -406,19 +406,53 @@ std::optional<ListSink> userOptimizerSink(const CXXConstructExpr *Construct,
   return std::nullopt;
 }
 
-/// The local variable an optimizer expression names: `opt` in
-/// `opt.add_param_group(g)` and in `opt->add_param_group(g)`.
-static const VarDecl *optimizerVariable(const Expr *Object) {
+/// The local variable, or member of `this`, an optimizer expression names:
+/// `opt` in `opt.add_param_group(g)` and in `opt->add_param_group(g)`,
+/// `optimizer_` in `optimizer_.add_param_group(g)`.
+static const ValueDecl *optimizerVariable(const Expr *Object) {
   if (!Object)
     return nullptr;
   Object = Object->IgnoreParenImpCasts();
   if (const auto *Arrow = dyn_cast<CXXOperatorCallExpr>(Object);
       Arrow && Arrow->getOperator() == OO_Arrow && Arrow->getNumArgs() == 1)
     Object = Arrow->getArg(0)->IgnoreParenImpCasts();
+  if (const auto *Member = dyn_cast<MemberExpr>(Object);
+      Member && isa<CXXThisExpr>(Member->getBase()->IgnoreParenImpCasts()))
+    return dyn_cast<FieldDecl>(Member->getMemberDecl());
   const auto *Ref = dyn_cast<DeclRefExpr>(Object);
   const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
   return Var && Var->hasLocalStorage() && !isa<ParmVarDecl>(Var) ? Var
                                                                   : nullptr;
+}
+
+// Note [Optimizers that are members]
+// `Trainer(Net net) : net_(net), optimizer_(net_->parameters(), ...) {
+// optimizer_.add_param_group(...); }`: a member optimizer holds the list its
+// member initialiser gives it, in the class's only constructor that
+// initialises it, then the groups added in that constructor's body, then
+// those added in the method at hand before the call. Groups edited through
+// param_groups() anywhere in the class are not followed.
+static const Expr *memberConstructionList(const FieldDecl *Optimizer,
+                                          const CXXConstructorDecl *&Ctor) {
+  const Expr *Found = nullptr;
+  for (const CXXConstructorDecl *Candidate :
+       cast<CXXRecordDecl>(Optimizer->getParent())->ctors()) {
+    const auto *Definition =
+        dyn_cast_or_null<CXXConstructorDecl>(Candidate->getDefinition());
+    if (!Definition || Definition->isImplicit())
+      continue;
+    for (const CXXCtorInitializer *Init : Definition->inits()) {
+      if (Init->getMember() != Optimizer || !Init->isWritten())
+        continue;
+      const auto *Construct =
+          dyn_cast<CXXConstructExpr>(Init->getInit()->IgnoreImplicit());
+      if (Found || !Construct || Construct->getNumArgs() == 0)
+        return nullptr;
+      Found = Construct->getArg(0);
+      Ctor = Definition;
+    }
+  }
+  return Found;
 }
 
 /// The list an optimizer variable is constructed from, if it is.
@@ -458,14 +492,35 @@ static const Expr *constructionList(const VarDecl *Optimizer) {
 std::vector<ParameterEntry> heldParameters(const CXXMemberCallExpr *AddGroup,
                                            const FunctionDecl *Function,
                                            ParameterSharingAnalysis &Sharing) {
-  const VarDecl *Optimizer =
+  const ValueDecl *Optimizer =
       optimizerVariable(AddGroup->getImplicitObjectArgument());
   if (!Optimizer || !Function->getBody())
     return {};
   const SourceManager &SM = Sharing.ast().getSourceManager();
   std::vector<const Expr *> Lists;
-  if (const Expr *Built = constructionList(Optimizer))
+  // The bodies whose earlier add_param_group calls count.
+  llvm::SmallVector<const Stmt *, 2> Bodies = {Function->getBody()};
+  const Stmt *CtorBody = nullptr;
+  if (const auto *Var = dyn_cast<VarDecl>(Optimizer)) {
+    if (const Expr *Built = constructionList(Var))
+      Lists.push_back(Built);
+  } else {
+    const CXXConstructorDecl *Ctor = nullptr;
+    const Expr *Built = memberConstructionList(cast<FieldDecl>(Optimizer), Ctor);
+    if (!Built)
+      return {};
     Lists.push_back(Built);
+    CtorBody = Ctor->getBody();
+    if (Ctor != Function)
+      Bodies.push_back(CtorBody);
+    // An edit of the groups in any method leaves them unknown.
+    for (const CXXMethodDecl *Method :
+         cast<CXXRecordDecl>(Optimizer->getDeclContext())->methods())
+      if (const FunctionDecl *Definition = Method->getDefinition();
+          Definition && Definition != Function && Definition != Ctor &&
+          Definition->getBody())
+        Bodies.push_back(Definition->getBody());
+  }
   // `opt.param_groups()`.
   auto IsGroupsOf = [&](const Expr *E) {
     const auto *Groups =
@@ -476,6 +531,8 @@ std::vector<ParameterEntry> heldParameters(const CXXMemberCallExpr *AddGroup,
            optimizerVariable(Groups->getImplicitObjectArgument()) == Optimizer;
   };
   bool Edited = false;
+  const Stmt *CurrentBody = nullptr;
+  bool CountsAdds = true;
   std::function<void(const Stmt *)> Visit = [&](const Stmt *S) {
     if (!S || isa<LambdaExpr>(S))
       return;
@@ -484,10 +541,11 @@ std::vector<ParameterEntry> heldParameters(const CXXMemberCallExpr *AddGroup,
       llvm::StringRef Name =
           Method && Method->getIdentifier() ? Method->getName() : "";
       if (Name == "add_param_group" && Call->getNumArgs() == 1 &&
-          Call != AddGroup &&
+          Call != AddGroup && CountsAdds &&
           optimizerVariable(Call->getImplicitObjectArgument()) == Optimizer &&
-          SM.isBeforeInTranslationUnit(Call->getBeginLoc(),
-                                       AddGroup->getBeginLoc()))
+          (CurrentBody != Function->getBody() ||
+           SM.isBeforeInTranslationUnit(Call->getBeginLoc(),
+                                        AddGroup->getBeginLoc())))
         Lists.push_back(Call->getArg(0));
       // `opt.param_groups().clear()` and the like.
       static constexpr llvm::StringLiteral Edits[] = {"clear", "erase",
@@ -502,7 +560,12 @@ std::vector<ParameterEntry> heldParameters(const CXXMemberCallExpr *AddGroup,
       Edited = true;
     llvm::for_each(S->children(), Visit);
   };
-  Visit(Function->getBody());
+  for (const Stmt *Body : Bodies) {
+    CurrentBody = Body;
+    // The constructor's groups come first; other methods only edit.
+    CountsAdds = Body == Function->getBody() || Body == CtorBody;
+    Visit(Body);
+  }
   if (Edited)
     return {};
   std::vector<ParameterEntry> Held;
