@@ -425,7 +425,7 @@ ParameterSharingAnalysis::classModel(const CXXRecordDecl *Impl,
     if (Init->isMemberInitializer() && Value)
       bindField(Init->getMember(), Value, *Model, false);
   }
-  readStatement(Ctor->getBody(), *Model, false);
+  readStatement(Ctor->getBody(), *Model, nullptr);
   Building.pop_back();
   return (Models[Ctor] = std::move(Model)).get();
 }
@@ -439,11 +439,25 @@ ParameterSharingAnalysis::modelOfThis(const CXXRecordDecl *Impl) {
 }
 
 void ParameterSharingAnalysis::readStatement(const Stmt *S, ModuleValue &Model,
-                                             bool InLoop) {
+                                             const Stmt *Loop) {
   if (!S || isa<LambdaExpr>(S))
     return;
   if (isa<ForStmt, CXXForRangeStmt, WhileStmt, DoStmt>(S))
-    InLoop = true;
+    Loop = S;
+  bool InLoop = Loop != nullptr;
+  // `steps->push_back(shared)` into a member ModuleList or Sequential.
+  if (const auto *Push = dyn_cast<CXXMemberCallExpr>(S);
+      Push && Push->getNumArgs() == 1 && methodOf(Push) &&
+      methodOf(Push)->getIdentifier() && methodOf(Push)->getName() == "push_back")
+    if (const auto *Member = dyn_cast<MemberExpr>(
+            skipModuleHandleCopies(Push->getImplicitObjectArgument()));
+        Member && isa<CXXThisExpr>(Member->getBase()->IgnoreImplicit()))
+      if (const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl());
+          Field && moduleImplOf(Field->getType()) &&
+          isContainerModule(moduleImplOf(Field->getType()))) {
+        pushIntoMember(Push, Field, Model, Loop);
+        return;
+      }
   if (const auto *Assign = dyn_cast<CXXOperatorCallExpr>(S);
       Assign && Assign->getOperator() == OO_Equal && Assign->getNumArgs() == 2) {
     const auto *Member =
@@ -464,7 +478,7 @@ void ParameterSharingAnalysis::readStatement(const Stmt *S, ModuleValue &Model,
     if (Method && !isLibtorchDecl(Method) && Method->hasBody(Definition) &&
         Depth < 8) {
       ++Depth;
-      readStatement(Definition->getBody(), Model, InLoop);
+      readStatement(Definition->getBody(), Model, Loop);
       --Depth;
       return;
     }
@@ -472,7 +486,41 @@ void ParameterSharingAnalysis::readStatement(const Stmt *S, ModuleValue &Model,
     return;
   }
   for (const Stmt *Child : S->children())
-    readStatement(Child, Model, InLoop);
+    readStatement(Child, Model, Loop);
+}
+
+// Note [Members filled in the constructor]
+// `for (int i = 0; i < n; ++i) steps->push_back(shared);` in a constructor,
+// where `steps` is a member ModuleList or Sequential, appends to the module
+// the member holds, which a later `register_module("steps", steps)`
+// registers: the member's module is the elements pushed so far, numbered
+// from 0, and a handle that each iteration pushes again stands for two (as
+// Note [Containers of module handles] says for a local container).
+void ParameterSharingAnalysis::pushIntoMember(const CXXMemberCallExpr *Push,
+                                              const FieldDecl *Field,
+                                              ModuleValue &Model,
+                                              const Stmt *Loop) {
+  std::optional<ModuleValue> Element = moduleValue(Push->getArg(0));
+  if (!Element)
+    return;
+  auto &Held = Model.FieldModules[Field];
+  ModuleValue Container = Held ? *Held : ModuleValue();
+  if (!Held) {
+    Container.Identity = Model.Identity.member(Field);
+    Container.Impl = moduleImplOf(Field->getType());
+  }
+  unsigned Next = 0;
+  for (const ParameterEntry &Entry : Container.Parameters)
+    if (!Entry.Route.empty())
+      Next = std::max(Next, (unsigned)std::atoi(Entry.Route[0].Name.c_str()) + 1);
+  RegistrationStep Step{std::to_string(Next), Push, Element->Identity,
+                        Element->FillSite};
+  if (Loop && !Element->FillSite && sameEachIteration(Push->getArg(0), Loop)) {
+    Step.RepeatLoop = Loop;
+    prefix(Container.Parameters, Element->Parameters, Step);
+  }
+  prefix(Container.Parameters, Element->Parameters, Step);
+  Held = std::make_shared<const ModuleValue>(std::move(Container));
 }
 
 void ParameterSharingAnalysis::bindField(const FieldDecl *Field,
@@ -539,7 +587,7 @@ void ParameterSharingAnalysis::registerCall(const CXXMemberCallExpr *Call,
 
 ModuleValue ParameterSharingAnalysis::construct(
     const Expr *Site, const CXXRecordDecl *Impl,
-    llvm::ArrayRef<const Expr *> Args, ObjectKey Identity) {
+    llvm::ArrayRef<const Expr *> Args, ObjectKey Identity, bool ArgsKnown) {
   ModuleValue Value;
   Value.Identity = Identity;
   Value.Impl = Impl;
@@ -569,12 +617,19 @@ ModuleValue ParameterSharingAnalysis::construct(
     }
     return Value;
   }
-  const ModuleValue *Model = classModel(Impl, Args.size());
+  // A module not seen constructed: as a default construction, or else as
+  // the class's only constructor builds it.
+  std::optional<unsigned> NumArgs = Args.size();
+  const ModuleValue *Model = classModel(Impl, NumArgs);
+  if (!Model && !ArgsKnown) {
+    NumArgs = std::nullopt;
+    Model = classModel(Impl, NumArgs);
+  }
   if (!Model)
     return Value;
   llvm::DenseMap<const void *, ObjectKey> Substitution;
   Substitution[Impl] = Identity;
-  const CXXConstructorDecl *Ctor = chooseConstructor(Impl, Args.size());
+  const CXXConstructorDecl *Ctor = chooseConstructor(Impl, NumArgs);
   for (const ParmVarDecl *Param : Ctor->parameters()) {
     unsigned Index = Param->getFunctionScopeIndex();
     ObjectKey Key;
@@ -658,7 +713,7 @@ ParameterSharingAnalysis::moduleValue(const Expr *E) {
   if (isa<CXXThisExpr>(E)) {
     if (const ModuleValue *Model = modelOfThis(Impl))
       return *Model;
-    return construct(E, Impl, {}, ObjectKey{Impl, {}});
+    return construct(E, Impl, {}, ObjectKey{Impl, {}}, false);
   }
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
     if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
@@ -672,9 +727,9 @@ ParameterSharingAnalysis::moduleValue(const Expr *E) {
       auto It = Base->FieldModules.find(Field);
       if (It != Base->FieldModules.end())
         return *It->second;
-      return construct(E, Impl, {}, Base->Identity.member(Field));
+      return construct(E, Impl, {}, Base->Identity.member(Field), false);
     }
-    return construct(E, Impl, {}, freshKey(E));
+    return construct(E, Impl, {}, freshKey(E), false);
   }
   if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);
       Op && Op->getOperator() == OO_Subscript && Op->getNumArgs() == 2)
@@ -701,7 +756,7 @@ ParameterSharingAnalysis::moduleValue(const Expr *E) {
                        freshKey(E));
   }
   // Any other call (`m->clone()`, a factory): a module of its own.
-  return construct(E, Impl, {}, freshKey(E));
+  return construct(E, Impl, {}, freshKey(E), false);
 }
 
 std::optional<ParameterSharingAnalysis::ContainerFill>
@@ -772,7 +827,7 @@ ParameterSharingAnalysis::localModule(const VarDecl *Var, const Expr *Ref) {
   if (isa<ParmVarDecl>(Var) || !Var->getParentFunctionOrMethod()) {
     // A constructor's parameter stays a parameter, to be substituted when
     // the class is instantiated; elsewhere it is a module of its own.
-    ModuleValue Value = construct(Ref, Impl, {}, ObjectKey{Var, {}});
+    ModuleValue Value = construct(Ref, Impl, {}, ObjectKey{Var, {}}, false);
     if (Var->getParentFunctionOrMethod())
       applyModuleEdits(Var, Value);
     return Value;
@@ -781,11 +836,11 @@ ParameterSharingAnalysis::localModule(const VarDecl *Var, const Expr *Ref) {
   if (auto Range = Index.RangeInits.find(Var); Range != Index.RangeInits.end()) {
     if (std::optional<ModuleValue> Element = elementOf(Range->second))
       return Element;
-    return construct(Ref, Impl, {}, freshKey(Var));
+    return construct(Ref, Impl, {}, freshKey(Var), false);
   }
   const Expr *Init = Var->getInit();
   if (!Init || Index.Reassigned.count(Var))
-    return construct(Ref, Impl, {}, freshKey(Var));
+    return construct(Ref, Impl, {}, freshKey(Var), false);
   const Expr *Stripped = skipModuleHandleCopies(Init);
   std::optional<ModuleValue> Value;
   if (isa<DeclRefExpr, MemberExpr, CXXThisExpr>(Stripped) ||

@@ -257,9 +257,15 @@ private:
   /// Evaluates lists with this analysis's modules, tensors and state.
   friend class ParameterListBuilder;
 
+  /// ArgsKnown is false for a module not seen constructed (a parameter, a
+  /// factory's result): then the class's only constructor models it.
   ModuleValue construct(const Expr *Site, const CXXRecordDecl *Impl,
-                        llvm::ArrayRef<const Expr *> Args, ObjectKey Identity);
-  void readStatement(const Stmt *S, ModuleValue &Model, bool InLoop);
+                        llvm::ArrayRef<const Expr *> Args, ObjectKey Identity,
+                        bool ArgsKnown = true);
+  /// Loop is the innermost loop around S in the constructor, or null.
+  void readStatement(const Stmt *S, ModuleValue &Model, const Stmt *Loop);
+  void pushIntoMember(const CXXMemberCallExpr *Push, const FieldDecl *Field,
+                      ModuleValue &Model, const Stmt *Loop);
   void bindField(const FieldDecl *Field, const Expr *Init, ModuleValue &Model,
                  bool InLoop);
   void registerCall(const CXXMemberCallExpr *Call, ModuleValue &Model,
