@@ -188,6 +188,28 @@ InplaceOnViewCheck::staleView(const WriteEvent &Write) {
     const auto *Method = dyn_cast_or_null<CXXMemberCallExpr>(Call);
     return Method ? namedDecl(Method->getImplicitObjectArgument()) : nullptr;
   };
+  // The object whose written member a view was taken of directly
+  // (`track.P.diagonal()`), for a helper that writes an argument's member
+  // (Note [Members of an argument written by a helper]).
+  auto MemberOf = [&](const Expr *Site) -> const ValueDecl * {
+    const Expr *Self = nullptr;
+    if (const auto *Method = dyn_cast_or_null<CXXMemberCallExpr>(Site))
+      Self = Method->getImplicitObjectArgument();
+    else if (const auto *Call = dyn_cast_or_null<CallExpr>(Site);
+             Call && Call->getNumArgs() > 0)
+      Self = Call->getArg(0);
+    const auto *Member =
+        Self ? dyn_cast<MemberExpr>(skipHandleCopies(Self)) : nullptr;
+    if (!Member || Member->getMemberDecl() != Write.Value.Root)
+      return nullptr;
+    return namedDecl(Member->getBase()->IgnoreParenImpCasts());
+  };
+  // The object a helper is given: `track`, or `&track` for a pointer.
+  const Expr *Argument = Write.Target->IgnoreParenImpCasts();
+  if (const auto *Address = dyn_cast<UnaryOperator>(Argument);
+      Address && Address->getOpcode() == UO_AddrOf)
+    Argument = Address->getSubExpr()->IgnoreParenImpCasts();
+  const ValueDecl *ArgumentObject = namedDecl(Argument);
   // The operator that took the view, through an accessor of the object.
   auto OperatorOf = [&](const AliasValue &Value) {
     if (!Value.HandedOut)
@@ -204,8 +226,10 @@ InplaceOnViewCheck::staleView(const WriteEvent &Write) {
         Value.Rel != Relation::DefiniteView ||
         !llvm::is_contained(PartViews, OperatorOf(Value)))
       continue;
-    if (MemberWrite && (!Value.HandedOut || !ObjectOf(Value.AliasSite) ||
-                        ObjectOf(Value.AliasSite) != namedDecl(Write.Target)))
+    if (MemberWrite && !(Value.HandedOut && ObjectOf(Value.AliasSite) &&
+                         ObjectOf(Value.AliasSite) == namedDecl(Write.Target)) &&
+        !(MemberOf(Value.AliasSite) &&
+          MemberOf(Value.AliasSite) == ArgumentObject))
       continue;
     if (Loop && !(SM.isBeforeInTranslationUnit(Loop->getBeginLoc(),
                                                View->getLocation()) &&

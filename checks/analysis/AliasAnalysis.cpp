@@ -351,7 +351,13 @@ bool mayWriteTensors(const Stmt *Body, const OperatorTable &Table) {
     } else if (const FunctionDecl *Callee = Call->getDirectCallee();
                Callee && !isLibtorchDecl(Callee) && !Callee->isInStdNamespace() &&
                llvm::any_of(Call->arguments(), [](const Expr *Arg) {
-                 return isTracked(Arg->getType());
+                 // An object with tensor members, whose members the
+                 // callee may write (Note [Members of an argument written
+                 // by a helper]).
+                 QualType Type = Arg->getType();
+                 if (Type->isPointerType())
+                   Type = Type->getPointeeType();
+                 return isTracked(Arg->getType()) || isTensorRecordType(Type);
                })) {
       return true;
     }
@@ -375,6 +381,24 @@ llvm::StringRef describeOrigin(Origin O) {
     return "tensor";
   }
   return "tensor";
+}
+
+/// The object whose member a written expression reaches, through views of
+/// the member: `track` for `track.P` and `track.P.narrow(0, 0, 2)`; null
+/// for anything else.
+static const Expr *memberBase(const Expr *Target, const OperatorTable &Table) {
+  for (unsigned Depth = 0; Target && Depth < 16; ++Depth) {
+    Target = skipHandleCopies(Target);
+    if (const auto *Member = dyn_cast<MemberExpr>(Target))
+      return isa<FieldDecl>(Member->getMemberDecl())
+                 ? Member->getBase()->IgnoreParenImpCasts()
+                 : nullptr;
+    const auto *Call = dyn_cast<CallExpr>(Target);
+    std::optional<TensorCall> Tensor =
+        Call ? resolveTensorCall(Call, Table) : std::nullopt;
+    Target = Tensor ? Tensor->aliasedArgument() : nullptr;
+  }
+  return nullptr;
 }
 
 const FunctionSummary *
@@ -413,6 +437,26 @@ AliasAnalysisContext::summary(const FunctionDecl *Callee) {
       WritesMember(Write);
     for (const WriteEvent &Write : Analysis.memberWrites())
       WritesMember(Write);
+  }
+  // Note [Members of an argument written by a helper]
+  // `void kalman_update(Track &track, ...) { track.P.sub_(...); }` writes
+  // the member P of the object its caller passes: at the call, that is a
+  // write of the argument's member, as a method's write of its own member is
+  // at a call of the method (recordMemberWrites). Only the stale-view rule
+  // reads these, and only for a view of the same object's member.
+  for (const WriteEvent &Write : Analysis.writes()) {
+    const auto *Field = dyn_cast_or_null<FieldDecl>(Write.Value.Root);
+    const Expr *Base = Field ? memberBase(Write.Target, Table) : nullptr;
+    const auto *Ref = Base ? dyn_cast<DeclRefExpr>(Base) : nullptr;
+    const auto *Param = Ref ? dyn_cast<ParmVarDecl>(Ref->getDecl()) : nullptr;
+    if (!Param || Param->getDeclContext() != Callee ||
+        !(Param->getType()->isReferenceType() || Param->getType()->isPointerType()))
+      continue;
+    unsigned Index = Param->getFunctionScopeIndex();
+    if (llvm::none_of(Summary->WrittenParameterMembers, [&](const auto &Known) {
+          return Known.Index == Index && Known.Member == Field;
+        }))
+      Summary->WrittenParameterMembers.push_back({Index, Field, Write.Call});
   }
   auto Keep = [&](const AliasValue &Value, const Expr *Site) {
     const auto *Param = dyn_cast_or_null<ParmVarDecl>(Value.Root);
@@ -1115,6 +1159,9 @@ void FunctionAliasAnalysis::recordWrites(const CallExpr *Call,
   const FunctionDecl *Callee = Call->getDirectCallee();
   if (const auto *Method = dyn_cast<CXXMemberCallExpr>(Call))
     recordMemberWrites(Method, Environment, Block, Element);
+  if (const FunctionSummary *Summary = Callee ? Context.summary(Callee) : nullptr;
+      Summary && !Summary->WrittenParameterMembers.empty())
+    recordParameterMemberWrites(Call, *Summary, Environment, Block, Element);
   if (!Callee || !llvm::any_of(Call->arguments(), [](const Expr *Arg) {
         return isTracked(Arg->getType());
       }))
@@ -1131,6 +1178,39 @@ void FunctionAliasAnalysis::recordWrites(const CallExpr *Call,
     WriteEvent &Write = Record(Call->getArg(Arg), Callee->getNameAsString());
     Write.CalleeWrite = Param.Site;
     Write.CalleeParam = Definition->getParamDecl(Param.Index);
+  }
+}
+
+/// At a call, the writes of its arguments' members that the callee makes
+/// (Note [Members of an argument written by a helper]): the Target is the
+/// argument, the Value's root the member.
+void FunctionAliasAnalysis::recordParameterMemberWrites(
+    const CallExpr *Call, const FunctionSummary &Summary,
+    const AliasEnvironment &Environment, unsigned Block, unsigned Element) {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  unsigned Offset = firstArgumentOffset(Call, Callee);
+  for (const FunctionSummary::ParameterMemberWrite &Member :
+       Summary.WrittenParameterMembers) {
+    unsigned Arg = Member.Index + Offset;
+    if (Arg >= Call->getNumArgs())
+      continue;
+    WriteEvent Write;
+    Write.Call = Call;
+    Write.Target = Call->getArg(Arg);
+    Write.Value.Root = Member.Member;
+    Write.Value.RootOrigin = Origin::ObjectState;
+    Write.Operator = Context.intern(Callee->getName());
+    Write.CalleeWrite = Member.Site;
+    Write.Owner = this;
+    Write.Block = Block;
+    Write.Element = Element;
+    for (const auto &[Var, Value] : Environment)
+      if (Value.Root == Member.Member) {
+        Write.RootHolders.push_back(Var);
+        if (Value.isView())
+          Write.HeldViews.push_back({Var, Value});
+      }
+    MemberWrites.push_back(std::move(Write));
   }
 }
 

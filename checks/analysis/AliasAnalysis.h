@@ -205,6 +205,15 @@ struct FunctionSummary {
   /// For a method: the members of its object it writes in place, through
   /// `this` or through its own methods, each with one write.
   std::vector<std::pair<const FieldDecl *, const Expr *>> WrittenMembers;
+  /// The tensor members of objects it is given that it writes in place
+  /// (`track.P.sub_(...)` for a parameter `Track &track`), each with one
+  /// write (Note [Members of an argument written by a helper]).
+  struct ParameterMemberWrite {
+    unsigned Index;
+    const FieldDecl *Member;
+    const Expr *Site;
+  };
+  std::vector<ParameterMemberWrite> WrittenParameterMembers;
 
   bool keeps(unsigned Index) const {
     return llvm::any_of(KeptParameters,
@@ -321,6 +330,10 @@ private:
             AliasEnvironment &Environment, bool Record);
   void recordWrites(const CallExpr *Call, const AliasEnvironment &Environment,
                     unsigned Block, unsigned Element);
+  void recordParameterMemberWrites(const CallExpr *Call,
+                                   const FunctionSummary &Summary,
+                                   const AliasEnvironment &Environment,
+                                   unsigned Block, unsigned Element);
   void recordMemberWrites(const CXXMemberCallExpr *Call,
                           const AliasEnvironment &Environment, unsigned Block,
                           unsigned Element);
