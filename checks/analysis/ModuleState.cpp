@@ -324,6 +324,25 @@ static bool inNoGradScope(const Expr *Site, const FunctionDecl *Function) {
   });
 }
 
+// Note [Members handed out by an accessor]
+// `torch::Tensor centres() const { return weight_.detach(); }` hands out the
+// module's own parameter: `auto c = head->centres(); c.div_(...)` writes
+// `weight_` of `head` as `head->weight_.detach().div_(...)` does. A method of
+// a module class of the translation unit whose body is one `return` is
+// followed into, with its `this` standing for the object it is called on;
+// a method that returns a clone or a computed tensor reaches no member.
+static const Expr *returnedByAccessor(const CXXMemberCallExpr *Call) {
+  const CXXMethodDecl *Method = Call->getMethodDecl();
+  const FunctionDecl *Definition = Method ? Method->getDefinition() : nullptr;
+  const auto *Body =
+      Definition ? dyn_cast_or_null<CompoundStmt>(Definition->getBody()) : nullptr;
+  if (!Body || Body->size() != 1 || isLibtorchDecl(Method) ||
+      !isModuleClass(Method->getParent()) || !isTensorType(Method->getReturnType()))
+    return nullptr;
+  const auto *Return = dyn_cast<ReturnStmt>(Body->body_front());
+  return Return ? Return->getRetValue() : nullptr;
+}
+
 std::optional<ModuleStateWrite>
 ModuleStateAnalysis::follow(const Expr *Target, const Expr *Site,
                             const FunctionDecl *Function,
@@ -337,6 +356,8 @@ ModuleStateAnalysis::follow(const Expr *Target, const Expr *Site,
     Write.Instance = moduleInstanceOf(Module);
   };
   const Expr *E = Target;
+  // The object of an accessor followed into its body.
+  const Expr *ThisObject = nullptr;
   for (unsigned Depth = 0; E && Depth < 12; ++Depth) {
     E = skipHandleCopies(E)->IgnoreParens();
     if (const auto *Call = dyn_cast<CallExpr>(E)) {
@@ -362,6 +383,13 @@ ModuleStateAnalysis::follow(const Expr *Target, const Expr *Site,
       }
       if (Index && Index->getOperator() == OO_Subscript) {
         E = Index->getArg(0);
+        continue;
+      }
+      if (const Expr *Returned = Member && !ThisObject
+                                     ? returnedByAccessor(Member)
+                                     : nullptr) {
+        ThisObject = Member->getImplicitObjectArgument();
+        E = Returned;
         continue;
       }
       return std::nullopt;
@@ -400,7 +428,10 @@ ModuleStateAnalysis::follow(const Expr *Target, const Expr *Site,
         !isModuleClass(dyn_cast<CXXRecordDecl>(Field->getParent())))
       return std::nullopt;
     Write.Member = Field;
-    Write.Instance = moduleInstanceOf(Member->getBase());
+    Write.Instance = moduleInstanceOf(
+        ThisObject && isa<CXXThisExpr>(Member->getBase()->IgnoreImplicit())
+            ? ThisObject
+            : Member->getBase());
     break;
   }
   if (!Write.Member && !Write.Module)

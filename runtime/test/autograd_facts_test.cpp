@@ -121,6 +121,29 @@ TEST(AutogradFacts, WritingThroughDetachMakesBackwardThrow) {
   EXPECT_NE(backwardError(y).find(ModifiedSavedTensor), std::string::npos);
 }
 
+// Note [Members handed out by an accessor]: a module's method returning
+// `weight_.detach()` hands out the parameter's own storage and version
+// counter, so a write through what it returned breaks the backward of a
+// forward that saved the parameter; a method returning a clone does not.
+struct CentresImpl : torch::nn::Module {
+  CentresImpl() { weight_ = register_parameter("weight", torch::rand({3}, torch::kDouble)); }
+  torch::Tensor centres() const { return weight_.detach(); }
+  torch::Tensor snapshot() const { return weight_.detach().clone(); }
+  torch::Tensor weight_;
+};
+TORCH_MODULE(Centres);
+
+TEST(AutogradFacts, AnAccessorReturningDetachHandsOutTheParameter) {
+  Centres head;
+  torch::Tensor x = torch::rand({3}, torch::kDouble);
+  torch::Tensor loss = (head->weight_.pow(2) * x).sum();
+  head->snapshot().div_(2);
+  torch::Tensor copy_loss = (head->weight_.pow(2) * x).sum();
+  EXPECT_EQ(backwardError(copy_loss), "");
+  head->centres().div_(2);
+  EXPECT_NE(backwardError(loss).find(ModifiedSavedTensor), std::string::npos);
+}
+
 // Note [Saved by a function that returns it] and Note [A graph returned to
 // the caller]: a save does not end at a function's return. A view of
 // sigmoid's result returned in a struct, written by the caller, and a write
