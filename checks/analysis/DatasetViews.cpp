@@ -28,6 +28,30 @@ bool isDataset(const CXXRecordDecl *Record) {
   return Found;
 }
 
+/// For a transform class of the file, the method torch::data runs on each
+/// example and whether it is given the example's data (a TensorTransform's
+/// `operator()`) or the whole example (a Transform's `apply`).
+const CXXMethodDecl *transformMethod(const CXXRecordDecl *Record, bool &OfData) {
+  if (!Record || !Record->hasDefinition() || isLibtorchDecl(Record))
+    return nullptr;
+  bool Tensor = false, Whole = false;
+  Record->forallBases([&](const CXXRecordDecl *Base) {
+    Tensor |= isNamed(Base, "torch::data::transforms::TensorTransform");
+    Whole |= isNamed(Base, "torch::data::transforms::Transform");
+    return true;
+  });
+  if (!Tensor && !Whole)
+    return nullptr;
+  OfData = Tensor;
+  for (const CXXMethodDecl *Method : Record->getDefinition()->methods()) {
+    bool Runs = Tensor ? Method->getOverloadedOperator() == OO_Call
+                       : Method->getIdentifier() && Method->getName() == "apply";
+    if (Runs && Method->getNumParams() == 1 && Method->getDefinition())
+      return cast<CXXMethodDecl>(Method->getDefinition());
+  }
+  return nullptr;
+}
+
 /// The lambda E is, through temporaries and conversions.
 const LambdaExpr *lambdaOf(const Expr *E) {
   for (unsigned Depth = 0; E && Depth < 8; ++Depth) {
@@ -264,6 +288,13 @@ void DatasetViewFinder::findTransforms(const Stmt *S) {
           Lambda && Lambda->getCallOperator()->getNumParams() == 1)
         Transforms[Lambda->getCallOperator()->getParamDecl(0)] = {Dataset,
                                                                   OfData};
+    // A transform class of the file: its method is the transform.
+    bool ClassOfData = false;
+    if (const CXXMethodDecl *Method = transformMethod(Kind, ClassOfData);
+        Method && isDataset(Dataset) && ownGet(Dataset)) {
+      Transforms[Method->getParamDecl(0)] = {Dataset, ClassOfData};
+      TransformMethods.push_back(Method);
+    }
   }
   for (const Stmt *Child : S->children())
     findTransforms(Child);
@@ -274,30 +305,42 @@ DatasetViewFinder::find(const FunctionAliasAnalysis &Analysis,
                         const Stmt *Body) {
   RangeInits = rangeForInits(Body);
   Transforms.clear();
+  TransformMethods.clear();
   findTransforms(Body);
   std::vector<DatasetWrite> Result;
-  for (const WriteEvent &Write : Analysis.writes()) {
-    if (Write.Value.Rel == Relation::MayAlias)
-      continue;
-    unsigned Position = 0;
-    const Expr *Example = exampleOf(Write.Target, Position);
-    // A write in a transform of the dataset's examples: of the data a
-    // TensorLambda is given, or of a member of the example a Lambda is.
+  // A write in a transform of the dataset's examples: of the data a
+  // TensorLambda or TensorTransform is given, or of a member of the example
+  // a Lambda or Transform is.
+  auto TransformWrite = [&](const WriteEvent &Write, const Expr *Example,
+                            unsigned Position) {
     const auto *ExampleRef =
         Example ? dyn_cast<DeclRefExpr>(Example->IgnoreParenImpCasts())
                 : nullptr;
     const auto *Param = dyn_cast_or_null<ParmVarDecl>(
         ExampleRef ? ExampleRef->getDecl() : Write.Value.Root);
-    if (auto It = Param ? Transforms.find(Param) : Transforms.end();
-        It != Transforms.end()) {
-      if (It->second.OfData != !ExampleRef)
-        continue;
-      unsigned Member = It->second.OfData ? 0 : Position;
-      if (std::optional<DatasetView> View =
-              viewReturnedBy(It->second.Dataset, Member))
+    auto It = Param ? Transforms.find(Param) : Transforms.end();
+    if (It == Transforms.end())
+      return false;
+    if (It->second.OfData == !ExampleRef)
+      if (std::optional<DatasetView> View = viewReturnedBy(
+              It->second.Dataset, It->second.OfData ? 0 : Position))
         Result.push_back({&Write, Param, *View});
+    return true;
+  };
+  for (const CXXMethodDecl *Method : TransformMethods)
+    if (const FunctionAliasAnalysis *Inner = Analyze(Method))
+      for (const WriteEvent &Write : Inner->writes()) {
+        unsigned Position = 0;
+        if (Write.Value.Rel != Relation::MayAlias)
+          TransformWrite(Write, exampleOf(Write.Target, Position), Position);
+      }
+  for (const WriteEvent &Write : Analysis.writes()) {
+    if (Write.Value.Rel == Relation::MayAlias)
       continue;
-    }
+    unsigned Position = 0;
+    const Expr *Example = exampleOf(Write.Target, Position);
+    if (TransformWrite(Write, Example, Position))
+      continue;
     const VarDecl *Named = nullptr;
     const CXXRecordDecl *Dataset =
         Example ? datasetOf(Example, Named) : nullptr;

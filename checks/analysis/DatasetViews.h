@@ -20,7 +20,9 @@
 // - A may-alias step (`to()`, `reshape()`, `contiguous()`) on either side is
 //   taken to copy, since it usually converts (`images_[i].to(kFloat)`).
 // - A transform is followed when it is a lambda given to TensorLambda or
-//   Lambda in a `map()` of the dataset itself (not of a mapped dataset).
+//   Lambda, or a class of the file derived from TensorTransform (its
+//   `operator()`) or Transform (its `apply`), in a `map()` of the dataset
+//   itself (not of a mapped dataset).
 // - Only the function that iterates the loader or calls get() is looked at:
 //   an example passed to another function and written there is missed, and
 //   so is an example returned by get() through a local Example variable.
@@ -100,6 +102,8 @@ private:
     bool OfData = false; ///< A TensorLambda: the parameter is `data`.
   };
   llvm::DenseMap<const ParmVarDecl *, Transform> Transforms;
+  /// The methods of transform classes among them, analysed apart.
+  std::vector<const CXXMethodDecl *> TransformMethods;
 };
 
 } // namespace clang::tidy::libtorch

@@ -145,3 +145,38 @@ void NegativeOutOfPlace(ViewDataset &ds) {
   auto scaled = ex.data.div(255);
   scaled.add_(1);
 }
+
+// A transform class of the file: a TensorTransform's operator() and a
+// Transform's apply() run on what get() returned.
+
+struct TimeMask : torch::data::transforms::TensorTransform<torch::Tensor> {
+  torch::Tensor operator()(torch::Tensor mel) override {
+    mel.narrow(0, 0, 2).zero_();
+    // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: 'zero_' writes example 'mel' in place, but dataset 'ViewDataset' returns views of its own storage from 'get()': every epoch sees the data already written [libtorch-worker-missing-clone]
+    return mel;
+  }
+};
+
+struct ShiftLabels
+    : torch::data::transforms::Transform<torch::data::Example<>,
+                                         torch::data::Example<>> {
+  torch::data::Example<> apply(torch::data::Example<> ex) override {
+    ex.target.sub_(1);
+    // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: 'sub_' writes example 'ex' in place, but dataset 'ViewDataset' returns views of its own storage from 'get()'
+    return ex;
+  }
+};
+
+struct Scale : torch::data::transforms::TensorTransform<torch::Tensor> {
+  torch::Tensor operator()(torch::Tensor img) override { return img * 2; }
+};
+
+void PositiveTransformClasses() {
+  auto masked = ViewDataset().map(TimeMask()).map(torch::data::transforms::Stack<>());
+  auto shifted = ViewDataset().map(ShiftLabels());
+}
+
+// Negative: the class computes a new tensor.
+void NegativeOutOfPlaceTransformClass() {
+  auto scaled = ViewDataset().map(Scale());
+}
