@@ -17,7 +17,9 @@ namespace clang::tidy::libtorch {
 using detail::boolArgument;
 using detail::elementParameters;
 using detail::isContainerMutation;
+using detail::isHandleMap;
 using detail::isStdContainer;
+using detail::loopHandleVariable;
 using detail::methodOf;
 using detail::prefix;
 using detail::rebase;
@@ -158,7 +160,9 @@ ParameterListBuilder::moduleLoopsAround(const CallExpr *Call,
        Loop && !Contains(Loop, List->getLocation());
        Loop = Index.OuterLoops.lookup(Loop)) {
     const auto *For = dyn_cast<CXXForRangeStmt>(Loop);
-    if (!For || !moduleImplOf(For->getLoopVariable()->getType()) ||
+    if (!For ||
+        !(moduleImplOf(For->getLoopVariable()->getType()) ||
+          isHandleMap(For->getRangeInit()->getType())) ||
         !isStraightLineBody(For->getBody(), /*AllowRangeLoops=*/true))
       continue;
     if (std::optional<ModuleElements> Elements =
@@ -226,9 +230,7 @@ ParameterListBuilder::moduleRange(const Expr *Range) {
 /// of the loop's range, each prefixed by the step that names the module.
 std::optional<std::vector<ParameterEntry>>
 ParameterListBuilder::unrolledParameters(const CXXMemberCallExpr *Call) {
-  const auto *Ref = dyn_cast<DeclRefExpr>(
-      skipModuleHandleCopies(Call->getImplicitObjectArgument()));
-  const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  const VarDecl *Var = loopHandleVariable(Call->getImplicitObjectArgument());
   auto Unrolled = Var ? Sharing.UnrolledLoops.find(Var)
                       : Sharing.UnrolledLoops.end();
   if (Unrolled == Sharing.UnrolledLoops.end())
@@ -470,8 +472,9 @@ ParameterListBuilder::returnedList(const CallExpr *Call) {
   for (unsigned I = 0; I < Definition->getNumParams() && I < Call->getNumArgs();
        ++I) {
     const ParmVarDecl *Param = Definition->getParamDecl(I);
-    if (isStdContainer(Param->getType().getNonReferenceType()
-                           ->getAsCXXRecordDecl()) &&
+    if ((isStdContainer(Param->getType().getNonReferenceType()
+                            ->getAsCXXRecordDecl()) ||
+         isHandleMap(Param->getType())) &&
         !Sharing.BoundRanges.count(Param)) {
       Sharing.BoundRanges[Param] = Call->getArg(I);
       Ranges.push_back(Param);

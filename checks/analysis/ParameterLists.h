@@ -92,6 +92,12 @@ namespace detail {
 const CXXMethodDecl *methodOf(const CallExpr *Call);
 /// Whether Record is std::vector, std::deque or std::list.
 bool isStdContainer(const CXXRecordDecl *Record);
+/// Whether Type is a std::map or std::unordered_map of module handles.
+bool isHandleMap(QualType Type);
+/// The variable of a range-for that a module expression names: the
+/// variable itself, `entry.second` of a loop over a map of handles, or the
+/// second name of `auto &[name, tower]`; null for anything else.
+const VarDecl *loopHandleVariable(const Expr *Module);
 /// Whether a call's name says it mutates a standard container.
 bool isContainerMutation(const CallExpr *Call);
 /// The value of a `bool` argument written as a literal (`parameters(false)`),

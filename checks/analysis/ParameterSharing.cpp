@@ -11,6 +11,7 @@
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <cstdlib>
 #include <functional>
@@ -189,6 +190,53 @@ bool boolArgument(const CallExpr *Call, unsigned Index, bool Default) {
           dyn_cast<CXXBoolLiteralExpr>(Call->getArg(Index)->IgnoreImplicit()))
     return Literal->getValue();
   return Default;
+}
+
+/// The template argument Index of a std class template named one of Names.
+static const Type *stdTemplateArgument(QualType Type, unsigned Index,
+                                       llvm::ArrayRef<llvm::StringRef> Names) {
+  const auto *Spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
+      Type.isNull() ? nullptr : Type.getNonReferenceType()->getAsCXXRecordDecl());
+  if (!Spec || !Spec->isInStdNamespace() || !Spec->getIdentifier() ||
+      !llvm::is_contained(Names, Spec->getName()) ||
+      Spec->getTemplateArgs().size() <= Index ||
+      Spec->getTemplateArgs()[Index].getKind() != TemplateArgument::Type)
+    return nullptr;
+  return Spec->getTemplateArgs()[Index].getAsType().getTypePtr();
+}
+
+// Note [Maps of module handles]
+// `std::map<std::string, Tower> towers; towers.emplace("ctr", Tower(table));`
+// holds handles as a vector does (Note [Containers of module handles]), one
+// per distinct key: an emplace or try_emplace under a key already there
+// inserts nothing. Keys must be literals for the map to be known. A loop
+// over the map reaches each handle as `entry.second` or as the second name
+// of `auto &[name, tower]`.
+bool isHandleMap(QualType Type) {
+  const clang::Type *Mapped =
+      stdTemplateArgument(Type, 1, {"map", "unordered_map"});
+  return Mapped && moduleImplOf(QualType(Mapped, 0));
+}
+
+const VarDecl *loopHandleVariable(const Expr *Module) {
+  const Expr *E = skipModuleHandleCopies(Module);
+  if (const auto *Member = dyn_cast<MemberExpr>(E);
+      Member && Member->getMemberDecl()->getIdentifier() &&
+      Member->getMemberDecl()->getName() == "second" &&
+      stdTemplateArgument(Member->getBase()->getType(), 1, {"pair"}))
+    E = Member->getBase()->IgnoreParenImpCasts();
+  const auto *Ref = dyn_cast<DeclRefExpr>(E);
+  if (!Ref)
+    return nullptr;
+  if (const auto *Binding = dyn_cast<BindingDecl>(Ref->getDecl())) {
+    const auto *Decomposed =
+        dyn_cast_or_null<DecompositionDecl>(Binding->getDecomposedDecl());
+    if (!Decomposed || Decomposed->bindings().size() != 2 ||
+        Decomposed->bindings()[1] != Binding)
+      return nullptr;
+    return Decomposed;
+  }
+  return dyn_cast<VarDecl>(Ref->getDecl());
 }
 
 bool isContainerMutation(const CallExpr *Call) {
@@ -1091,6 +1139,8 @@ ParameterSharingAnalysis::handleElements(const VarDecl *Container) {
     if (!Construct || Construct->getNumArgs() != 0)
       return std::nullopt;
   }
+  if (detail::isHandleMap(Container->getType()))
+    return mapElements(Container, Index);
   for (const CallExpr *Call : Index.Calls.lookup(Container)) {
     if (!isContainerMutation(Call))
       continue;
@@ -1107,6 +1157,43 @@ ParameterSharingAnalysis::handleElements(const VarDecl *Container) {
       Step.RepeatLoop = Place.Loop;
       Elements.emplace_back(*Element, Step);
     }
+    Elements.emplace_back(std::move(*Element), Step);
+  }
+  return Elements;
+}
+
+/// The handles of a local map, by literal key (Note [Maps of module
+/// handles]).
+std::optional<ModuleElements>
+ParameterSharingAnalysis::mapElements(const VarDecl *Map,
+                                      const FunctionIndex &Index) {
+  ModuleElements Elements;
+  llvm::StringSet<> Keys;
+  for (const CallExpr *Call : Index.Calls.lookup(Map)) {
+    const CXXMethodDecl *Method = methodOf(Call);
+    llvm::StringRef Name =
+        Method && Method->getIdentifier() ? Method->getName() : "";
+    if (Name == "at" || Name == "find" || Name == "count" || Name == "begin" ||
+        Name == "end" || Name == "size" || Name == "empty")
+      continue;
+    if ((Name != "emplace" && Name != "try_emplace") || Call->getNumArgs() != 2)
+      return std::nullopt;
+    // The key, through its conversion to the map's std::string.
+    const Expr *KeyExpr = Call->getArg(0)->IgnoreImplicit();
+    while (const auto *Construct = dyn_cast<CXXConstructExpr>(KeyExpr)) {
+      if (Construct->getNumArgs() == 0)
+        break;
+      KeyExpr = Construct->getArg(0)->IgnoreImplicit();
+    }
+    const auto *Key = dyn_cast<StringLiteral>(KeyExpr);
+    if (!Key)
+      return std::nullopt;
+    if (!Keys.insert(Key->getString()).second)
+      continue;
+    std::optional<ModuleValue> Element = moduleValue(Call->getArg(1));
+    if (!Element)
+      return std::nullopt;
+    RegistrationStep Step{"", Call, Element->Identity, Element->FillSite};
     Elements.emplace_back(std::move(*Element), Step);
   }
   return Elements;

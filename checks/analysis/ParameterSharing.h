@@ -310,6 +310,8 @@ private:
   };
   static void collectIndex(const Stmt *S, FunctionIndex &Index,
                            CallPlace Place);
+  std::optional<ModuleElements> mapElements(const VarDecl *Map,
+                                            const FunctionIndex &Index);
   const FunctionIndex &indexOf(const VarDecl *Var);
 
   ASTContext &AST;
