@@ -18,6 +18,7 @@ using detail::boolArgument;
 using detail::elementParameters;
 using detail::isContainerMutation;
 using detail::isHandleMap;
+using detail::itemVariable;
 using detail::isStdContainer;
 using detail::loopHandleVariable;
 using detail::methodOf;
@@ -318,13 +319,7 @@ bool ParameterListBuilder::appendTensor(const Expr *Tensor,
                                             std::vector<ParameterEntry> &List) {
   // `push_back(p)` for each `p` of a range, or `push_back(item.value())`
   // for each item of named_parameters().
-  const Expr *Stripped = skipModuleHandleCopies(Tensor);
-  if (const auto *Value = dyn_cast<CXXMemberCallExpr>(Stripped);
-      Value && Value->getMethodDecl() && Value->getMethodDecl()->getIdentifier() &&
-      Value->getMethodDecl()->getName() == "value" && Value->getNumArgs() == 0)
-    Stripped = skipModuleHandleCopies(Value->getImplicitObjectArgument());
-  const VarDecl *Var = loopItemOf(Stripped);
-  if (Var && Var->getParentFunctionOrMethod()) {
+  if (const VarDecl *Var = loopItemOf(Tensor)) {
     const FunctionIndex &Index = Sharing.indexOf(Var);
     if (auto Loop = Index.RangeLoops.find(Var); Loop != Index.RangeLoops.end()) {
       std::optional<std::vector<ParameterEntry>> Range =
@@ -349,25 +344,18 @@ bool ParameterListBuilder::appendTensor(const Expr *Tensor,
   return true;
 }
 
-/// The variable of a range-for that E names: the variable itself, or a
-/// local that holds its value (`auto &p = item.value();`) and is never
-/// assigned.
+/// The variable of a range-for that E names (`p`, `item.value()`), or
+/// that a local holding its value names (`auto &p = item.value();`, never
+/// assigned); otherwise the local E names, or null.
 const VarDecl *ParameterListBuilder::loopItemOf(const Expr *E) {
-  const auto *Ref = dyn_cast<DeclRefExpr>(skipModuleHandleCopies(E));
-  const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
-  if (!Var || !Var->getParentFunctionOrMethod() || !Var->getInit())
+  const VarDecl *Var = itemVariable(E);
+  if (!Var || !Var->getInit())
     return Var;
   const FunctionIndex &Index = Sharing.indexOf(Var);
   if (Index.RangeLoops.count(Var) || Index.Reassigned.count(Var))
     return Var;
-  const Expr *Init = skipModuleHandleCopies(Var->getInit());
-  if (const auto *Value = dyn_cast<CXXMemberCallExpr>(Init);
-      Value && Value->getMethodDecl() && Value->getMethodDecl()->getIdentifier() &&
-      Value->getMethodDecl()->getName() == "value" && Value->getNumArgs() == 0)
-    Init = skipModuleHandleCopies(Value->getImplicitObjectArgument());
-  const auto *Item = dyn_cast<DeclRefExpr>(Init);
-  const auto *ItemVar = Item ? dyn_cast<VarDecl>(Item->getDecl()) : nullptr;
-  return ItemVar && Index.RangeLoops.count(ItemVar) ? ItemVar : Var;
+  const VarDecl *Item = itemVariable(Var->getInit());
+  return Item && Index.RangeLoops.count(Item) ? Item : Var;
 }
 
 // Note [Lists filtered by parameter name] (in NameFilters.cpp): a push_back

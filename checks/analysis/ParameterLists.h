@@ -92,6 +92,10 @@ namespace detail {
 const CXXMethodDecl *methodOf(const CallExpr *Call);
 /// Whether Record is std::vector, std::deque or std::list.
 bool isStdContainer(const CXXRecordDecl *Record);
+/// The variable a loop item names: `m` in `m`, and `item` in `item.value()`
+/// (an OrderedDict item of named_modules() or named_parameters()); null for
+/// anything but a local.
+const VarDecl *itemVariable(const Expr *E);
 /// Whether Type is a std::map or std::unordered_map of module handles.
 bool isHandleMap(QualType Type);
 /// The variable of a range-for that a module expression names: the

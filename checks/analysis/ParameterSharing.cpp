@@ -1312,9 +1312,8 @@ firstRepeatedVisit(const ModuleValue &Root, const CXXMemberCallExpr *Modules) {
   return std::nullopt;
 }
 
-/// The variable a loop item names: `m` in `m`, and `item` in `item.value()`
-/// (an OrderedDict item of named_modules() or named_parameters()).
-static const VarDecl *itemVariable(const Expr *E) {
+namespace detail {
+const VarDecl *itemVariable(const Expr *E) {
   E = E ? skipModuleHandleCopies(E) : nullptr;
   if (const auto *Value = dyn_cast_or_null<CXXMemberCallExpr>(E);
       Value && Value->getMethodDecl() && Value->getMethodDecl()->getIdentifier() &&
@@ -1324,6 +1323,7 @@ static const VarDecl *itemVariable(const Expr *E) {
   const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
   return Var && Var->getParentFunctionOrMethod() ? Var : nullptr;
 }
+} // namespace detail
 
 // Note [Lists collected over modules()]
 // `for (auto &item : root->named_modules()) for (auto &p :
@@ -1386,7 +1386,8 @@ ParameterSharingAnalysis::collectedOverModules(const Expr *ListExpr) {
     for (const CallExpr *Push : Pushes) {
       if (!isContainerMutation(Push) || Push->getNumArgs() == 0)
         continue;
-      const VarDecl *Param = itemVariable(Push->getArg(Push->getNumArgs() - 1));
+      const VarDecl *Param =
+          detail::itemVariable(Push->getArg(Push->getNumArgs() - 1));
       if (std::optional<CollectedVisit> Visit = collectedVisit(Push, Param, List))
         return Visit;
     }
@@ -1407,7 +1408,8 @@ ParameterSharingAnalysis::collectedVisit(const CallExpr *Push,
                                  : nullptr;
   if (!isParametersCall(Parameters) || !boolArgument(Parameters, 0, true))
     return std::nullopt;
-  const VarDecl *Module = itemVariable(Parameters->getImplicitObjectArgument());
+  const VarDecl *Module =
+      detail::itemVariable(Parameters->getImplicitObjectArgument());
   const CXXForRangeStmt *Outer = Module ? Index.RangeLoops.lookup(Module) : nullptr;
   const CXXMemberCallExpr *Modules = Outer ? modulesCall(Outer->getRangeInit()) : nullptr;
   const SourceManager &SM = AST.getSourceManager();
