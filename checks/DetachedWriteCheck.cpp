@@ -161,7 +161,21 @@ bool DetachedWriteCheck::checkDetachedWrite(const WriteEvent &Write,
   bool CallerInput =
       Param && !(Param->getType()->isLValueReferenceType() &&
                  !Param->getType().getNonReferenceType().isConstQualified());
-  bool ReadAfter = Write.Owner->isReferencedAfter(Write, Root);
+  // `h = h.detach(); h.masked_fill_(...)`: the variable was rebound to its
+  // own detached handle, so reading it afterwards reads what was written on
+  // purpose; only another holder of the old handle would see a surprise.
+  const ValueDecl *Reader = Root;
+  bool ReadAfter = false;
+  if (namedDecl(Write.Target) == Root) {
+    for (const VarDecl *Holder : Write.RootHolders)
+      if (Holder != Root && Write.Owner->readAfter(Write, Holder)) {
+        Reader = Holder;
+        ReadAfter = true;
+        break;
+      }
+  } else {
+    ReadAfter = Write.Owner->isReferencedAfter(Write, Root);
+  }
   if (!Save && !CallerInput && !ReadAfter)
     return false;
   std::optional<FixItHint> Fix = cloneAtDetach(Write, AST);
@@ -177,7 +191,7 @@ bool DetachedWriteCheck::checkDetachedWrite(const WriteEvent &Write,
               "storage, it does not copy, so %select{the caller's tensor "
               "changes too|'%3' changes too, and is read afterwards}2")
         << Write.Operator << describeRoot(Value) << !CallerInput
-        << Root->getName() << Fix;
+        << Reader->getName() << Fix;
   addAliasNotes(Write);
   if (Save)
     noteSave(*Save, Autograd, Write.Call);

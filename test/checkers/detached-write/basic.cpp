@@ -155,3 +155,21 @@ void PositiveModuleCall(Net &net, const torch::Tensor &x) {
   // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'zero_' writes through 'data()' into member 'weight' of 'net' between the forward of 'net' that saved it and the backward that needs it
   out.sum().backward();
 }
+
+// A variable rebound to its own detached handle: reading it afterwards reads
+// what was written on purpose; another holder of the old handle changes too.
+float NegativeReboundToItsDetach(const torch::Tensor &x) {
+  torch::Tensor h = torch::tanh(x);
+  h = h.detach();
+  h.mul_(0.5);
+  return h.sum().item<float>();
+}
+
+float PositiveOldHandleKept(const torch::Tensor &x) {
+  torch::Tensor h = torch::tanh(x);
+  torch::Tensor old = h;
+  h = h.detach();
+  h.mul_(0.5);
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'mul_' writes through 'detach()' into local 'h'; 'detach()' shares the storage, it does not copy, so 'old' changes too, and is read afterwards [libtorch-detached-write]
+  return old.sum().item<float>();
+}
