@@ -51,7 +51,8 @@ const CXXRecordDecl *emplacedElement(const CXXMemberCallExpr *Call) {
   return Container->getTemplateArgs()[0].getAsType()->getAsCXXRecordDecl();
 }
 
-/// The member of `this` that E names (`tasks_`, `this->tasks_`).
+} // namespace
+
 const FieldDecl *memberOfThis(const Expr *E) {
   const auto *Access =
       E ? dyn_cast<MemberExpr>(E->IgnoreParenImpCasts()) : nullptr;
@@ -59,6 +60,8 @@ const FieldDecl *memberOfThis(const Expr *E) {
     return nullptr;
   return dyn_cast<FieldDecl>(Access->getMemberDecl());
 }
+
+namespace {
 
 /// Whether S reads the member Field of `this`, or calls a method of `this`
 /// that does (`[this] { loop(); }`), two calls deep.

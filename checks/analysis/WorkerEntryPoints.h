@@ -113,6 +113,9 @@ const LambdaExpr *lambdaArgument(const Expr *E);
 /// `push_back`, `emplace`, `insert`, `enqueue`, `add`, `post`, ...
 bool isQueueStore(const CXXMemberCallExpr *Call);
 
+/// The member of `this` that E names (`tasks_`, `this->tasks_`), or null.
+const FieldDecl *memberOfThis(const Expr *E);
+
 /// The object that `std::ref(x)` or `std::cref(x)` refers to: x. Null for
 /// any other expression.
 const Expr *referencedObject(const Expr *E);

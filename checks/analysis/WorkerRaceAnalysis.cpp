@@ -138,12 +138,9 @@ static bool waitsOnMember(const CXXMethodDecl *Method) {
             isTensorType(Call->getImplicitObjectArgument()->getType()))
           return;
         llvm::StringRef Name = Callee->getName();
-        const auto *Access = dyn_cast<MemberExpr>(
-            Call->getImplicitObjectArgument()->IgnoreParenImpCasts());
         Waits |= (llvm::is_contained(JoinMethods, Name) ||
                   Name == "wait_for" || Name == "wait_until") &&
-                 Access &&
-                 isa<CXXThisExpr>(Access->getBase()->IgnoreParenImpCasts());
+                 memberOfThis(Call->getImplicitObjectArgument());
       },
       /*IntoLambdas=*/false);
   return Waits;
@@ -1217,12 +1214,8 @@ WorkerRaceAnalysis::methodHandoff(const CXXMemberCallExpr *Call) const {
         const auto *Store = dyn_cast<CXXMemberCallExpr>(S);
         if (Handoff.Via || !Store || !isQueueStore(Store))
           return;
-        const auto *Access = dyn_cast<MemberExpr>(
-            Store->getImplicitObjectArgument()->IgnoreParenImpCasts());
-        const auto *Field =
-            Access && isa<CXXThisExpr>(Access->getBase()->IgnoreParenImpCasts())
-                ? dyn_cast<FieldDecl>(Access->getMemberDecl())
-                : nullptr;
+        const FieldDecl *Field =
+            memberOfThis(Store->getImplicitObjectArgument());
         if (!Field)
           return;
         llvm::SmallVector<const Expr *, 2> Stored;
