@@ -58,7 +58,8 @@ static bool callsModuleAndBackward(const Stmt *Body, bool Backward) {
   // the helper's body.
   if (Backward && !Module)
     Module = llvm::any_of(Calls, [](const CallExpr *Call) {
-      return helperForward(Call).has_value();
+      return helperForward(Call).has_value() ||
+             graphMethodCallOf(Call).has_value();
     });
   return Module && Backward;
 }
@@ -296,10 +297,13 @@ void DetachedWriteCheck::checkModuleStateWrites(
   llvm::DenseSet<const Expr *> Done;
   for (const ModuleStateWrite &Write : Modules->writesIn(&Function)) {
     // A parameter (a leaf that requires grad) written directly with grad
-    // on is refused at once; a buffer is not.
-    bool AllowedWrite = Write.ThroughData || Write.ThroughDetach ||
-                        Write.InNoGradScope ||
-                        (Write.Member && isRegisteredBuffer(Write.Member));
+    // on is refused at once; a buffer is not, nor a member that holds what
+    // an operation computed (a recurrent state).
+    bool AllowedWrite =
+        Write.ThroughData || Write.ThroughDetach || Write.InNoGradScope ||
+        (Write.Member && (isRegisteredBuffer(Write.Member) ||
+                          (!isRegisteredParameter(Write.Member) &&
+                           !memberRequestsGrad(Write.Member))));
     if (Reported.count(Write.Call) || Done.count(Write.Call) || !AllowedWrite)
       continue;
     // A member an operation of this function saved: a max-norm Embedding's
@@ -381,6 +385,13 @@ void DetachedWriteCheck::reportModuleStateWrite(const ModuleStateWrite &Write,
       Called.Of == ModuleInstance::Kind::Variable &&
       Called.Variable->getIdentifier())
     Module = Called.Variable->getName().str();
+  // "the forward of 'net'", or "the call 'policy.step()'" (Note [Methods
+  // that build a graph]).
+  std::string Pass = Save.Call.Method
+                         ? ("the call '" + Module + "." +
+                            Save.Call.Method->getName() + "()'")
+                               .str()
+                         : "the forward of '" + Module + "'";
   static constexpr llvm::StringLiteral Consequence =
       "%select{'data()' does not share the version counter, so backward "
       "computes wrong gradients without an error|backward throws 'one of the "
@@ -391,11 +402,11 @@ void DetachedWriteCheck::reportModuleStateWrite(const ModuleStateWrite &Write,
   // forward and the backward.
   diag(Write.Site->getExprLoc(),
        ("'%0' writes %select{through 'data()' |through 'detach()' |}1into "
-        "%2 between the forward of '%3' that saved %select{it|them}4 and the "
+        "%2 between %3 that saved %select{it|them}4 and the "
         "backward that needs %select{it|them}4; " +
         Consequence + "5")
            .str())
-      << writerName(Write.Site, table()) << Through << State << Module
+      << writerName(Write.Site, table()) << Through << State << Pass
       << Plural << !Write.ThroughData;
   if (Write.Site != Write.Call)
     diag(Write.Call->getExprLoc(),
@@ -403,9 +414,8 @@ void DetachedWriteCheck::reportModuleStateWrite(const ModuleStateWrite &Write,
          DiagnosticIDs::Note)
         << writerName(Write.Call, table());
   diag(Save.Call.Call->getExprLoc(),
-       "the forward of '%0' saves %select{it|them}1 for backward here",
-       DiagnosticIDs::Note)
-      << Module << Plural;
+       "%0 saves %select{it|them}1 for backward here", DiagnosticIDs::Note)
+      << Pass << Plural;
   diag(Backward, "the backward that needs %select{it|them}0 runs here",
        DiagnosticIDs::Note)
       << Plural;
@@ -516,6 +526,12 @@ void DetachedWriteCheck::noteSave(const SavedTensor &Save,
   diag(Caller->Call->getExprLoc(), "'%0' is called here",
        DiagnosticIDs::Note)
       << Callee->getName();
+  // Note [A graph returned through several callers]
+  for (const CallExpr *Through : Caller->Through)
+    diag(Through->getExprLoc(),
+         "'%0' returns what it computes from it, and is called here",
+         DiagnosticIDs::Note)
+        << cast<NamedDecl>(Through->getCalleeDecl())->getName();
   diag(Caller->Backward, "the backward that needs it runs here",
        DiagnosticIDs::Note);
 }

@@ -423,11 +423,12 @@ void SharedParameterUpdateCheck::reportRecursiveModuleLoop(
       dyn_cast<CXXMemberCallExpr>(skipModuleHandleCopies(ListExpr));
   auto Diag = diag(Sink->getExprLoc(),
                    "'%0' updates parameter '%1' in place %2 times per pass "
-                   "over modules(): '%3' recurses into submodules, so each "
+                   "over %4(): '%3' recurses into submodules, so each "
                    "module that contains a parameter visits it again; pass "
                    "'false' to visit each module's own parameters")
               << Name << nameOr(Visit.Parameter, "?") << Visit.Visits
-              << Call->getMethodDecl()->getName();
+              << Call->getMethodDecl()->getName()
+              << Visit.Modules->getMethodDecl()->getName();
   if (Call->getRParenLoc().isMacroID())
     return;
   if (Call->getNumArgs() == 0 || isa<CXXDefaultArgExpr>(Call->getArg(0)))

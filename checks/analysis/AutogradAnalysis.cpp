@@ -198,10 +198,8 @@ tiedTensors(const CXXOperatorCallExpr *Assign) {
   return Tied;
 }
 
-/// A member of a class that is not a module, made to require grad where the
-/// class initialises it: `w_(torch::randn({4, 4}).requires_grad_())`, a
-/// default member initializer, or `w_.requires_grad_()` or an assignment in
-/// a constructor's body.
+} // namespace
+
 bool memberRequestsGrad(const FieldDecl *Field) {
   if (Field->hasInClassInitializer() &&
       containsGradRequest(Field->getInClassInitializer()))
@@ -238,13 +236,16 @@ bool memberRequestsGrad(const FieldDecl *Field) {
   return false;
 }
 
-/// A tensor, or a value whose copy copies tensor handles: a container of
-/// them or a user's struct of them. A backward from such a value starts
-/// from the tensors it holds.
+namespace {
+
+} // namespace
+
 bool carriesTensors(QualType Type) {
   return isTensorType(Type) || isTensorListType(Type) ||
          isTensorContainerType(Type) || isTensorRecordType(Type);
 }
+
+namespace {
 
 /// The tensor variables S reads: for a backward call, the tensors it starts
 /// from; for an operand, with SkipDetached, those it takes part of a graph
@@ -270,7 +271,8 @@ void collectTensorReads(const Stmt *S,
 AutogradAnalysis::AutogradAnalysis(const FunctionDecl &Function,
                                    ASTContext &AST, const OperatorTable *Ops,
                                    const SavedTensorTable *Saved,
-                                   const CallerBackward *Caller)
+                                   const CallerBackward *Caller,
+                                   bool Differentiated)
     : AST(AST), Parents(const_cast<Stmt *>(Function.getBody())), Ops(Ops),
       Saved(Saved) {
   if (Caller)
@@ -283,7 +285,8 @@ AutogradAnalysis::AutogradAnalysis(const FunctionDecl &Function,
   // operation of `forward` saved makes that backward throw, wherever it is
   // called (`F::embedding` with max_norm after a matmul saved its weight).
   const auto *Method = dyn_cast<CXXMethodDecl>(&Function);
-  ReturnsGraph = (Method && Method->getIdentifier() &&
+  ReturnsGraph = Differentiated ||
+                 (Method && Method->getIdentifier() &&
                   Method->getName() == "forward" &&
                   isModuleClass(Method->getParent())) ||
                  Caller;
@@ -318,6 +321,19 @@ void AutogradAnalysis::collectReads(const Stmt *S, const ValueDecl *Result,
   }
   for (const Stmt *Child : S->children())
     collectReads(Child, Result, Where);
+}
+
+/// The local container of tensors that Call puts its arguments into
+/// (`logps.push_back(x)`), or null.
+static const ValueDecl *containerPutInto(const CXXMemberCallExpr *Call) {
+  static constexpr llvm::StringLiteral Puts[] = {
+      "push_back", "emplace_back", "push_front", "emplace_front", "insert",
+      "emplace", "push"};
+  const ValueDecl *Container = referencedDecl(Call->getImplicitObjectArgument());
+  return Container && carriesTensors(Container->getType()) &&
+                 llvm::is_contained(Puts, calleeName(Call))
+             ? Container
+             : nullptr;
 }
 
 void AutogradAnalysis::collect(const Stmt *S) {
@@ -356,6 +372,11 @@ void AutogradAnalysis::collect(const Stmt *S) {
     if (turnsOnGrad(Call))
       if (const ValueDecl *Object = referencedDecl(Call->getImplicitObjectArgument()))
         RequiresGrad.insert(Object);
+    // `logps.push_back(logp)`: the container holds what is put into it, and
+    // a backward from `torch::stack(logps)` starts from it.
+    if (const ValueDecl *Container = containerPutInto(Call))
+      for (const Expr *Arg : Call->arguments())
+        collectReads(Arg, Container, Call->getExprLoc());
   } else if (const auto *For = dyn_cast<CXXForRangeStmt>(S)) {
     if (isParameterRange(For->getRangeInit())) {
       ParameterLoops.push_back(For->getSourceRange());
@@ -658,6 +679,8 @@ void AutogradAnalysis::recordSave(const CallExpr *Call) {
   std::optional<ModuleCall> Module = moduleCallOf(Call);
   if (!Module)
     Module = helperForward(Call);
+  if (!Module)
+    Module = graphMethodCallOf(Call);
   if (Module && !isInNoGradScope(Call) && !isDetachedOnItsWay(Call))
     if (const ValueDecl *Consumer = consumerOf(Call))
       ModuleSaves.push_back({*Module, Consumer});
@@ -680,6 +703,10 @@ void AutogradAnalysis::recordSave(const CallExpr *Call) {
   for (unsigned Position : What.Inputs)
     if (const auto *Field =
             dyn_cast_or_null<FieldDecl>(viewedDecl(Tensor->Args[Position])))
+      SavedMembers.insert(Field);
+  // `cache_ = proj(x).exp();`: a member holds the saved result.
+  if (What.Result)
+    if (const FieldDecl *Field = memberAssignedResult(Call))
       SavedMembers.insert(Field);
   const ValueDecl *Consumer = consumerOf(Call);
   if (!Consumer)
@@ -755,6 +782,21 @@ const ValueDecl *AutogradAnalysis::viewedDecl(const Expr *E) const {
 /// the right-hand side of whose assignment, contains the call. Where the
 /// whole value is the call (or a view of its result), the variable holds the
 /// result, which ResultHolders records.
+const FieldDecl *AutogradAnalysis::memberAssignedResult(const CallExpr *Call) const {
+  for (const Stmt *Parent = Parents.getParent(Call); isa_and_nonnull<Expr>(Parent);
+       Parent = Parents.getParent(Parent)) {
+    const auto *Assign = dyn_cast<CXXOperatorCallExpr>(Parent);
+    if (!Assign || Assign->getOperator() != OO_Equal || Assign->getNumArgs() != 2)
+      continue;
+    const auto *Member = dyn_cast<MemberExpr>(Assign->getArg(0)->IgnoreImplicit());
+    if (!Member || !isa<CXXThisExpr>(Member->getBase()->IgnoreImplicit()) ||
+        stripViews(Assign->getArg(1)) != Call)
+      return nullptr;
+    return dyn_cast<FieldDecl>(Member->getMemberDecl());
+  }
+  return nullptr;
+}
+
 const ValueDecl *AutogradAnalysis::consumerOf(const CallExpr *Call) {
   const Stmt *Child = Call;
   for (const Stmt *Parent = Parents.getParent(Call); Parent;
@@ -782,6 +824,10 @@ const ValueDecl *AutogradAnalysis::consumerOf(const CallExpr *Call) {
         ResultHolders[Call] = Lhs->getDecl();
       return Lhs->getDecl();
     }
+    if (const auto *Put = dyn_cast<CXXMemberCallExpr>(Parent);
+        Put && Child != Put->getImplicitObjectArgument())
+      if (const ValueDecl *Container = containerPutInto(Put))
+        return Container;
     if (!isa<Expr>(Parent))
       return nullptr;
   }
@@ -871,11 +917,14 @@ std::optional<SourceLocation>
 AutogradAnalysis::backwardFromResultOf(const CallExpr *Call) {
   if (isInNoGradScope(Call) || isDetachedOnItsWay(Call))
     return std::nullopt;
-  // `cell(x).sum().backward()`: the backward is in the same expression.
-  for (const Stmt *Parent = Parents.getParent(Call); isa_and_nonnull<Expr>(Parent);
-       Parent = Parents.getParent(Parent))
+  // `cell(x).sum().backward()`: the backward is in the same expression;
+  // `return loss(x) * 4;` of a function whose return is differentiated.
+  const Stmt *Parent = Parents.getParent(Call);
+  for (; isa_and_nonnull<Expr>(Parent); Parent = Parents.getParent(Parent))
     if (const auto *Outer = dyn_cast<CallExpr>(Parent); Outer && isBackwardCall(Outer))
       return Outer->getBeginLoc();
+  if (isa_and_nonnull<ReturnStmt>(Parent) && ReturnsGraph)
+    return Parent->getBeginLoc();
   llvm::SmallVector<const ValueDecl *, 2> Consumers;
   if (const ValueDecl *Consumer = consumerOf(Call))
     Consumers.push_back(Consumer);
@@ -903,7 +952,8 @@ AutogradAnalysis::backwardFromResultOf(const CallExpr *Call) {
 // variable it initialises or is assigned to, a `std::tie` of tensors, a
 // structured binding, or a backward in the same expression. The arguments
 // that are part of the caller's graph make the parameters they bind part of
-// the function's. One level of call is followed.
+// the function's. A caller that returns the result on is followed too
+// (Note [A graph returned through several callers]).
 MainFileCalls::MainFileCalls(ASTContext &AST) {
   forEachMainFileFunction(AST, [&](const FunctionDecl &Caller) {
     forEachStmt(Caller.getBody(), [&](const Stmt *S) {
@@ -924,10 +974,27 @@ MainFileCalls::of(const FunctionDecl &Callee) const {
   return It->second;
 }
 
-std::optional<CallerBackward> callerBackward(const FunctionDecl &Function,
-                                             const MainFileCalls &Calls,
-                                             ASTContext &AST,
-                                             const OperatorTable *Ops) {
+// Note [A graph returned through several callers]
+// A helper's graph often reaches the backward through more than one return:
+// `tempered_probs` builds probabilities, `distillation_loss` returns a loss
+// computed from them, and the training loop runs the backward from that
+// loss. A caller with no backward of its own that returns what it computes
+// from the call's result is itself a function whose graph is returned to
+// its caller (Note [A graph returned to the caller]); so the caller's
+// analysis is made with its own caller's backward, and the helper's return
+// is differentiated where that backward runs. Its parameters whose
+// arguments are part of its caller's graph make the helper's parameters
+// part of the graph in turn. The chain is followed through
+// MaxReturnedThrough callers, which also ends mutual recursion.
+namespace {
+
+constexpr unsigned MaxReturnedThrough = 3;
+
+std::optional<CallerBackward> findCallerBackward(const FunctionDecl &Function,
+                                                 const MainFileCalls &Calls,
+                                                 ASTContext &AST,
+                                                 const OperatorTable *Ops,
+                                                 unsigned Depth) {
   const auto *Method = dyn_cast<CXXMethodDecl>(&Function);
   if (!carriesTensors(Function.getReturnType()) ||
       (Method && (isa<CXXConstructorDecl>(Method) ||
@@ -941,20 +1008,41 @@ std::optional<CallerBackward> callerBackward(const FunctionDecl &Function,
     if (In->getCanonicalDecl() == Canonical)
       continue;
     std::unique_ptr<AutogradAnalysis> &Facts = Callers[In];
-    if (!Facts)
+    if (!Facts) {
       Facts = std::make_unique<AutogradAnalysis>(*In, AST, Ops);
+      if (!Facts->hasBackward() && Depth < MaxReturnedThrough)
+        if (std::optional<CallerBackward> Outer =
+                findCallerBackward(*In, Calls, AST, Ops, Depth + 1))
+          Facts = std::make_unique<AutogradAnalysis>(*In, AST, Ops, nullptr,
+                                                     &*Outer);
+    }
     if (!Facts->hasBackward())
       continue;
     std::optional<SourceLocation> Backward = Facts->backwardFromResultOf(Call);
     if (!Backward)
       continue;
-    CallerBackward Found{Call, *Backward, {}};
+    CallerBackward Found{Call, *Backward, {}, {}};
+    if (Facts->isReturnOfGraph(*Backward)) {
+      const CallerBackward &Outer = *Facts->caller();
+      Found.Backward = Outer.Backward;
+      Found.Through.push_back(Outer.Call);
+      llvm::append_range(Found.Through, Outer.Through);
+    }
     for (unsigned I = 0; I < Call->getNumArgs() && I < Function.getNumParams(); ++I)
       if (Facts->carriesGraph(Call->getArg(I), Call))
         Found.GraphParams.push_back(Function.getParamDecl(I));
     return Found;
   }
   return std::nullopt;
+}
+
+} // namespace
+
+std::optional<CallerBackward> callerBackward(const FunctionDecl &Function,
+                                             const MainFileCalls &Calls,
+                                             ASTContext &AST,
+                                             const OperatorTable *Ops) {
+  return findCallerBackward(Function, Calls, AST, Ops, 0);
 }
 
 } // namespace clang::tidy::libtorch

@@ -34,7 +34,9 @@
 //   caller of the translation unit runs a backward from its result (Note [A
 //   graph returned to the caller]); a function that returns what one of its
 //   operations saved hands the save to its caller (Note [Saved by a
-//   function that returns it]). One level of call is followed each way.
+//   function that returns it]). Toward the backward, callers that return
+//   the graph on are followed (Note [A graph returned through several
+//   callers]); one level of call is followed toward the save.
 //
 // Limitations: parameters read implicitly by a module call (`model(x)`) are
 // not seen as used in the graph, nor what a module call saves; a backward
@@ -114,12 +116,16 @@ std::optional<ModuleCall> helperForward(const CallExpr *Call);
 
 /// A call, in another function of the translation unit, that runs a
 /// backward from what a function returns (Note [A graph returned to the
-/// caller]).
+/// caller]), directly or through callers that return it on (Note [A graph
+/// returned through several callers]).
 struct CallerBackward {
   const CallExpr *Call = nullptr;
   SourceLocation Backward;
   /// The function's parameters whose argument is part of the caller's graph.
   llvm::SmallVector<const ParmVarDecl *, 4> GraphParams;
+  /// The calls of the callers that return the graph on, innermost first:
+  /// Backward is in the function that makes the last of them.
+  llvm::SmallVector<const CallExpr *, 2> Through;
 };
 
 /// The calls of the main file's functions, by the callee's canonical
@@ -137,12 +143,24 @@ private:
 };
 
 /// The first call of Function, in another function of the main file, whose
-/// result a backward of the caller starts from; none when Function is not
-/// given such a call or returns nothing that holds a tensor.
+/// result a backward of the caller starts from, or that a caller returns on
+/// to one that does; none when Function is not given such a call or returns
+/// nothing that holds a tensor.
 std::optional<CallerBackward> callerBackward(const FunctionDecl &Function,
                                              const MainFileCalls &Calls,
                                              ASTContext &AST,
                                              const OperatorTable *Ops);
+
+/// A tensor, or a value whose copy copies tensor handles: a container of
+/// them or a user's struct of them. A backward from such a value starts
+/// from the tensors it holds.
+bool carriesTensors(QualType Type);
+
+/// A member made to require grad where its class initialises it:
+/// `w_(torch::randn({4, 4}).requires_grad_())`, a default member
+/// initializer, or `w_.requires_grad_()` or an assignment in a
+/// constructor's body.
+bool memberRequestsGrad(const FieldDecl *Field);
 
 /// Whether S declares a guard that disables grad mode (`NoGradGuard`,
 /// `AutoGradMode(false)`, `InferenceMode`) for the rest of its block.
@@ -153,10 +171,14 @@ public:
   /// Without tables, nothing is known to be saved (savedFor is always null).
   /// With Caller, what the function returns is differentiated by that
   /// caller, and the parameters it names are part of the graph.
+  /// With Differentiated, what the function returns is differentiated by its
+  /// callers, as a module's `forward` is (Note [Methods that build a
+  /// graph]).
   AutogradAnalysis(const FunctionDecl &Function, ASTContext &AST,
                    const OperatorTable *Ops = nullptr,
                    const SavedTensorTable *Saved = nullptr,
-                   const CallerBackward *Caller = nullptr);
+                   const CallerBackward *Caller = nullptr,
+                   bool Differentiated = false);
 
   /// The latest call before Write that saved Root (not rebound since) for a
   /// backward that follows Write and starts from a tensor computed from that
@@ -230,6 +252,9 @@ private:
   /// out of the graph.
   bool isDetachedOnItsWay(const CallExpr *Call) const;
   const ValueDecl *consumerOf(const CallExpr *Call);
+  /// The member of `this` that Call's whole result (or a view of it) is
+  /// assigned to, or null.
+  const FieldDecl *memberAssignedResult(const CallExpr *Call) const;
   const Expr *stripViews(const Expr *E) const;
   const ValueDecl *viewedDecl(const Expr *E) const;
   bool dependsOn(const ValueDecl *Tensor, const ValueDecl *On,

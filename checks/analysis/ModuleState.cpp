@@ -109,6 +109,35 @@ std::optional<ModuleCall> moduleCallOf(const CallExpr *Call) {
   return ModuleCall{Call, Impl, Object};
 }
 
+// Note [Methods that build a graph]
+// A module's graph is not built by `forward` alone: a recurrent policy's
+// `step(obs)`, an encoder's `encode(x)` or an actor's `act(obs)` run
+// operations on the module's state and return their result, and what they
+// saved is needed by the backward that later starts from that result. So a
+// call of such a method is a module call for Note [Module state written
+// before backward], saving what the method's own operations and module
+// calls save (ModuleStateAnalysis::savedBy). Taken: methods of the
+// translation unit's module classes, other than `forward` (a module call
+// already), that return tensors and never disable grad mode.
+std::optional<ModuleCall> graphMethodCallOf(const CallExpr *Call) {
+  const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
+  const CXXMethodDecl *Method = Member ? Member->getMethodDecl() : nullptr;
+  const FunctionDecl *Definition = Method ? Method->getDefinition() : nullptr;
+  if (!Definition || !Definition->hasBody() || !Method->getIdentifier() ||
+      Method->getName() == "forward" || isLibtorchDecl(Method) ||
+      Method->isInStdNamespace() || !isModuleClass(Method->getParent()) ||
+      !carriesTensors(Method->getReturnType()))
+    return std::nullopt;
+  bool DisablesGrad = false;
+  forEachStmt(Definition->getBody(), [&](const Stmt *S) {
+    DisablesGrad |= declaresNoGradGuard(S);
+  });
+  if (DisablesGrad)
+    return std::nullopt;
+  return ModuleCall{Call, Method->getParent(),
+                    Member->getImplicitObjectArgument(), Method};
+}
+
 ModuleInstance moduleInstanceOf(const Expr *E) {
   llvm::SmallVector<const ValueDecl *, 2> Members; // innermost first
   auto Root = [&](ModuleInstance Instance) {
@@ -179,9 +208,11 @@ static bool isCallTo(const Expr *E, llvm::StringRef Method) {
   return Callee && Callee->getIdentifier() && Callee->getName() == Method;
 }
 
-bool isRegisteredBuffer(const FieldDecl *Field) {
-  if (llvm::any_of(memberBindings(Field), [](const MemberBinding &Binding) {
-        return isCallTo(Binding.Value, "register_buffer");
+/// Whether Field is given the result of Registrar (`register_buffer`), or
+/// handed to it after it was given a tensor, in its class's constructors.
+static bool isRegisteredWith(const FieldDecl *Field, llvm::StringRef Registrar) {
+  if (llvm::any_of(memberBindings(Field), [&](const MemberBinding &Binding) {
+        return isCallTo(Binding.Value, Registrar);
       }))
     return true;
   // `register_buffer("scale", scale_)` after the member was given a tensor.
@@ -193,12 +224,23 @@ bool isRegisteredBuffer(const FieldDecl *Field) {
     if (const FunctionDecl *Defined = Ctor->getDefinition())
       forEachCall(Defined->getBody(), [&](const CallExpr *Call) {
         const auto *Member = dyn_cast<MemberExpr>(
-            Call->getNumArgs() == 2 ? skipHandleCopies(Call->getArg(1))
+            Call->getNumArgs() >= 2 ? skipHandleCopies(Call->getArg(1))
                                     : nullptr);
-        Registered |= isCallTo(Call, "register_buffer") && Member &&
+        Registered |= isCallTo(Call, Registrar) && Member &&
                       Member->getMemberDecl() == Field;
       });
   return Registered;
+}
+
+bool isRegisteredBuffer(const FieldDecl *Field) {
+  return isRegisteredWith(Field, "register_buffer");
+}
+
+bool isRegisteredParameter(const FieldDecl *Field) {
+  const auto *Owner = dyn_cast<CXXRecordDecl>(Field->getParent());
+  if (Owner && isLibtorchDecl(Owner))
+    return Field->getAccess() == AS_public;
+  return isRegisteredWith(Field, "register_parameter");
 }
 
 llvm::SmallVector<const Expr *, 2> moduleConstructions(const Expr *Module) {
@@ -442,7 +484,7 @@ ModuleStateAnalysis::follow(const Expr *Target, const Expr *Site,
 
 bool ModuleStateAnalysis::reachesSavedState(const ModuleStateWrite &Write,
                                             const ModuleCall &Call) {
-  const SavedModuleState &Saved = savedBy(Call.Impl);
+  const SavedModuleState &Saved = savedBy(Call);
   bool Saves =
       Write.Member ? Saved.Members.count(Write.Member) > 0 : Saved.savesAny();
   if (!Saves)
@@ -553,20 +595,25 @@ ModuleStateAnalysis::writesAt(const CallExpr *Call,
   return Result;
 }
 
-const SavedModuleState &
-ModuleStateAnalysis::savedBy(const CXXRecordDecl *Impl) {
+/// What a module whose saves cannot be read saves.
+static const SavedModuleState &unknownSaves() {
   static const SavedModuleState Unknown = [] {
     SavedModuleState State;
     State.Unknown = true;
     return State;
   }();
+  return Unknown;
+}
+
+const SavedModuleState &
+ModuleStateAnalysis::savedBy(const CXXRecordDecl *Impl) {
   if (!Impl || !Impl->hasDefinition())
-    return Unknown;
+    return unknownSaves();
   Impl = Impl->getDefinition();
   if (auto It = Saved.find(Impl); It != Saved.end())
     return *It->second;
   if (!InProgress.insert(Impl).second)
-    return Unknown;
+    return unknownSaves();
   auto State = std::make_unique<SavedModuleState>();
   if (isLibtorchDecl(Impl)) {
     // The table names a library module by its handle: torch::nn::Linear.
@@ -592,22 +639,43 @@ ModuleStateAnalysis::savedBy(const CXXRecordDecl *Impl) {
       if (!Forward || !Forward->hasBody())
         continue;
       HasForward = true;
-      AutogradAnalysis Autograd(*Forward, Forward->getASTContext(), &Ops,
-                                SavedTensorTable::builtin().get());
-      for (const FieldDecl *Field : Autograd.savedMembers())
-        State->Members.insert(Field);
-      forEachCall(Forward->getBody(), [&](const CallExpr *Call) {
-        if (std::optional<ModuleCall> Inner = moduleCallOf(Call)) {
-          const SavedModuleState &Sub = savedBy(Inner->Impl);
-          State->Members.insert(Sub.Members.begin(), Sub.Members.end());
-          State->Unknown |= Sub.Unknown;
-        }
-      });
+      addSaves(*Forward, *State);
     }
     State->Unknown |= !HasForward;
   }
   InProgress.erase(Impl);
   return *(Saved[Impl] = std::move(State));
+}
+
+void ModuleStateAnalysis::addSaves(const FunctionDecl &Body,
+                                   SavedModuleState &State) {
+  AutogradAnalysis Autograd(Body, Body.getASTContext(), &Ops,
+                            SavedTensorTable::builtin().get(),
+                            /*Caller=*/nullptr, /*ReturnsGraph=*/true);
+  for (const FieldDecl *Field : Autograd.savedMembers())
+    State.Members.insert(Field);
+  forEachCall(Body.getBody(), [&](const CallExpr *Call) {
+    if (std::optional<ModuleCall> Inner = moduleCallOf(Call)) {
+      const SavedModuleState &Sub = savedBy(Inner->Impl);
+      State.Members.insert(Sub.Members.begin(), Sub.Members.end());
+      State.Unknown |= Sub.Unknown;
+    }
+  });
+}
+
+const SavedModuleState &ModuleStateAnalysis::savedBy(const ModuleCall &Call) {
+  if (!Call.Method)
+    return savedBy(Call.Impl);
+  const CXXMethodDecl *Method = Call.Method->getCanonicalDecl();
+  if (auto It = SavedByMethod.find(Method); It != SavedByMethod.end())
+    return *It->second;
+  if (!InProgress.insert(Method).second)
+    return unknownSaves();
+  auto State = std::make_unique<SavedModuleState>();
+  if (const FunctionDecl *Definition = Call.Method->getDefinition())
+    addSaves(*Definition, *State);
+  InProgress.erase(Method);
+  return *(SavedByMethod[Method] = std::move(State));
 }
 
 } // namespace clang::tidy::libtorch

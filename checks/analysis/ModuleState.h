@@ -91,15 +91,27 @@ struct ModuleInstance {
   }
 };
 
-/// A call that runs a module's forward.
+/// A call that runs a module's forward, or another method of a module class
+/// that builds a graph and returns it (Note [Methods that build a graph]).
 struct ModuleCall {
   const CallExpr *Call = nullptr;
   const CXXRecordDecl *Impl = nullptr; ///< The module class.
   const Expr *Module = nullptr;        ///< The handle or object called.
+  /// The method called, when it is not `forward`.
+  const CXXMethodDecl *Method = nullptr;
 };
 
 /// `net(x)`, `net->forward(x)`, `net.forward(x)`, `(*net)(x)`.
 std::optional<ModuleCall> moduleCallOf(const CallExpr *Call);
+
+/// `policy.step(obs)`: a call of a method of a module class of the
+/// translation unit, other than `forward`, that returns tensors and does not
+/// disable grad mode (Note [Methods that build a graph]).
+std::optional<ModuleCall> graphMethodCallOf(const CallExpr *Call);
+
+/// Whether the tensor member Field is a parameter: registered with
+/// `register_parameter`, or a public tensor member of a library module.
+bool isRegisteredParameter(const FieldDecl *Field);
 
 /// The module instance a module expression (`net`, `net->pool`, `*model`,
 /// `this`) starts from; Unknown when the path leaves modules.
@@ -154,6 +166,8 @@ public:
   /// The members a call of Impl's forward saves for backward, the module
   /// calls it makes included.
   const SavedModuleState &savedBy(const CXXRecordDecl *Impl);
+  /// What Call saves: its forward's saves, or its method's.
+  const SavedModuleState &savedBy(const ModuleCall &Call);
 
   /// The module state a call in Caller of a function of the translation
   /// unit writes, with each write's module named relative to Caller: the
@@ -197,8 +211,14 @@ private:
                                          std::optional<unsigned> *Parameter);
 
   const OperatorTable &Ops;
+  /// What the forward (or the method) of Impl saves, with the module calls
+  /// its body makes.
+  void addSaves(const FunctionDecl &Body, SavedModuleState &State);
+
   llvm::DenseMap<const CXXRecordDecl *, std::unique_ptr<SavedModuleState>>
       Saved;
+  llvm::DenseMap<const CXXMethodDecl *, std::unique_ptr<SavedModuleState>>
+      SavedByMethod;
   llvm::DenseMap<const FunctionDecl *, std::unique_ptr<FunctionWrites>> Writes;
   llvm::DenseSet<const Decl *> InProgress;
 };

@@ -360,6 +360,13 @@ void ParameterSharingAnalysis::collectIndex(const Stmt *S,
   }
   if (const auto *Call = dyn_cast<CallExpr>(S))
     Index.Places[Call] = Place;
+  if (const auto *Apply = dyn_cast<CXXMemberCallExpr>(S);
+      Apply && Apply->getNumArgs() >= 1 &&
+      isLibtorchMethod(Apply->getMethodDecl(), "apply"))
+    forEachStmt(Apply->getArg(0), [&](const Stmt *Inner) {
+      if (const auto *Lambda = dyn_cast<LambdaExpr>(Inner))
+        Index.Applies[Lambda->getLambdaClass()] = Apply;
+    });
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(S)) {
     if (const VarDecl *Var = VarOf(Member->getImplicitObjectArgument()))
       Index.Calls[Var].push_back(Member);
@@ -415,7 +422,11 @@ ObjectKey ParameterSharingAnalysis::freshKey(const void *Creator) const {
 
 const ParameterSharingAnalysis::FunctionIndex &
 ParameterSharingAnalysis::indexOf(const VarDecl *Var) {
-  const DeclContext *Context = Var->getParentFunctionOrMethod();
+  return indexOf(Var->getParentFunctionOrMethod());
+}
+
+const ParameterSharingAnalysis::FunctionIndex &
+ParameterSharingAnalysis::indexOf(const DeclContext *Context) {
   auto &Index = Indexes[Context];
   if (!Index) {
     Index = std::make_unique<FunctionIndex>();
@@ -1292,14 +1303,50 @@ static const CXXMemberCallExpr *modulesCall(const Expr *E) {
   return nullptr;
 }
 
+// Note [Walks over modules]
+// `root->apply(fn)` calls fn on root, then on every submodule, recursing as
+// modules() does (the named overload passes each module's dotted name, ""
+// for root). So a lambda handed to apply is the body of a loop over
+// `root->modules()`, and its module parameter is the loop variable. A
+// `return` in the lambda ends one module's visit, as `continue` would.
+std::optional<ParameterSharingAnalysis::ModuleWalk>
+ParameterSharingAnalysis::moduleWalkOf(const VarDecl *Module) {
+  if (const CXXForRangeStmt *Loop = indexOf(Module).RangeLoops.lookup(Module)) {
+    const CXXMemberCallExpr *Modules = modulesCall(Loop->getRangeInit());
+    if (!Modules)
+      return std::nullopt;
+    return ModuleWalk{Modules, Loop->getBody(), Loop->getBeginLoc(), {}};
+  }
+  const auto *Param = dyn_cast<ParmVarDecl>(Module);
+  const auto *Operator =
+      Param ? dyn_cast<CXXMethodDecl>(Param->getDeclContext()) : nullptr;
+  const CXXRecordDecl *Closure = Operator ? Operator->getParent() : nullptr;
+  if (!Closure || !Closure->isLambda() || !Operator->hasBody() ||
+      !moduleImplOf(Param->getType()))
+    return std::nullopt;
+  const auto *Enclosing =
+      dyn_cast_or_null<FunctionDecl>(Closure->getParentFunctionOrMethod());
+  if (!Enclosing)
+    return std::nullopt;
+  const CXXMemberCallExpr *Apply = indexOf(Enclosing).Applies.lookup(Closure);
+  if (!Apply)
+    return std::nullopt;
+  ModuleWalk Walk{Apply, Operator->getBody(), Apply->getBeginLoc(), {}};
+  for (const ParmVarDecl *Bound : Operator->parameters())
+    Walk.Bound.push_back(Bound);
+  return Walk;
+}
+
 /// The first parameter of Root that the loops visit more than once: once for
 /// each module on its registration path that yields it.
 static std::optional<ParameterSharingAnalysis::RepeatedVisit>
 firstRepeatedVisit(const ModuleValue &Root, const CXXMemberCallExpr *Modules) {
-  // modules(include_self), named_modules(prefix, include_self).
-  bool IncludeSelf = Modules->getMethodDecl()->getName() == "named_modules"
-                         ? boolArgument(Modules, 1, true)
-                         : boolArgument(Modules, 0, true);
+  // modules(include_self), named_modules(prefix, include_self); apply(fn)
+  // starts at the root.
+  llvm::StringRef Walk = Modules->getMethodDecl()->getName();
+  bool IncludeSelf = Walk == "apply"           ? true
+                     : Walk == "named_modules" ? boolArgument(Modules, 1, true)
+                                               : boolArgument(Modules, 0, true);
   for (const ParameterEntry &Entry : Root.Parameters) {
     // One visit per module on the path: the root, then each registration
     // of a module before the tensor's own.
@@ -1410,19 +1457,20 @@ ParameterSharingAnalysis::collectedVisit(const CallExpr *Push,
     return std::nullopt;
   const VarDecl *Module =
       detail::itemVariable(Parameters->getImplicitObjectArgument());
-  const CXXForRangeStmt *Outer = Module ? Index.RangeLoops.lookup(Module) : nullptr;
-  const CXXMemberCallExpr *Modules = Outer ? modulesCall(Outer->getRangeInit()) : nullptr;
+  std::optional<ModuleWalk> Outer =
+      Module ? moduleWalkOf(Module) : std::nullopt;
   const SourceManager &SM = AST.getSourceManager();
-  if (!Modules || !SM.isBeforeInTranslationUnit(List->getLocation(),
-                                                Outer->getBeginLoc()))
+  if (!Outer || !SM.isBeforeInTranslationUnit(List->getLocation(), Outer->Begin))
     return std::nullopt;
+  const CXXMemberCallExpr *Modules = Outer->Call;
   // The inner loop runs on every pass of the outer one: no branch above it,
   // and no exit of the outer body outside it.
-  if (!reachedOnEveryPass(Outer->getBody(), Inner))
+  if (!reachedOnEveryPass(Outer->Body, Inner))
     return std::nullopt;
-  // What a condition must not read: the module and what the outer body
-  // derives from it.
+  // What a condition must not read: the module, its name, and what the
+  // outer body derives from them.
   llvm::SmallVector<const ValueDecl *, 4> ModuleSide = {Module};
+  llvm::append_range(ModuleSide, Outer->Bound);
   std::function<void(const Stmt *)> Declared = [&](const Stmt *S) {
     if (!S || S == Inner)
       return;
@@ -1432,7 +1480,7 @@ ParameterSharingAnalysis::collectedVisit(const CallExpr *Push,
           ModuleSide.push_back(Var);
     llvm::for_each(S->children(), Declared);
   };
-  Declared(Outer->getBody());
+  Declared(Outer->Body);
   bool Picks = false;
   std::function<void(const Stmt *)> Check = [&](const Stmt *S) {
     if (!S || isa<LambdaExpr>(S))
@@ -1476,14 +1524,10 @@ ParameterSharingAnalysis::recursiveModuleLoop(const Expr *List) {
   const VarDecl *Var = isParametersCall(Call) ? loopVariableOf(Call) : nullptr;
   if (!Var || !boolArgument(Call, 0, true))
     return std::nullopt;
-  const FunctionIndex &Index = indexOf(Var);
-  const CXXForRangeStmt *Outer = Index.RangeLoops.lookup(Var);
-  const auto *Modules =
-      Outer ? dyn_cast<CXXMemberCallExpr>(
-                  skipModuleHandleCopies(Outer->getRangeInit()))
-            : nullptr;
-  if (!Modules || !isLibtorchMethod(Modules->getMethodDecl(), "modules") ||
-      !reachedOnEveryPass(Outer->getBody(), List))
+  std::optional<ModuleWalk> Outer = moduleWalkOf(Var);
+  const CXXMemberCallExpr *Modules = Outer ? Outer->Call : nullptr;
+  if (!Modules || isLibtorchMethod(Modules->getMethodDecl(), "named_modules") ||
+      !reachedOnEveryPass(Outer->Body, List))
     return std::nullopt;
   std::optional<ModuleValue> Root =
       moduleValue(Modules->getImplicitObjectArgument());

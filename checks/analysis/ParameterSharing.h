@@ -307,12 +307,26 @@ private:
     llvm::DenseMap<const CallExpr *, CallPlace> Places;
     /// The loop each nested loop is in.
     llvm::DenseMap<const Stmt *, const Stmt *> OuterLoops;
+    /// The `root->apply(...)` call each lambda's closure class is handed to.
+    llvm::DenseMap<const CXXRecordDecl *, const CXXMemberCallExpr *> Applies;
   };
+  /// A walk over a module tree that binds a module variable (Note [Walks
+  /// over modules]).
+  struct ModuleWalk {
+    /// `root->modules()`, `root->named_modules()` or `root->apply(...)`.
+    const CXXMemberCallExpr *Call = nullptr;
+    const Stmt *Body = nullptr; ///< The loop's body, or the lambda's.
+    SourceLocation Begin;       ///< Where the walk starts.
+    /// The lambda's parameters (the module's name, for a named apply).
+    llvm::SmallVector<const ValueDecl *, 2> Bound;
+  };
+  std::optional<ModuleWalk> moduleWalkOf(const VarDecl *Module);
   static void collectIndex(const Stmt *S, FunctionIndex &Index,
                            CallPlace Place);
   std::optional<ModuleElements> mapElements(const VarDecl *Map,
                                             const FunctionIndex &Index);
   const FunctionIndex &indexOf(const VarDecl *Var);
+  const FunctionIndex &indexOf(const DeclContext *Function);
 
   ASTContext &AST;
   const OperatorTable &Table;

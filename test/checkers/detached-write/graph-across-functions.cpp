@@ -228,3 +228,88 @@ void NegativeUpdateAfterBackward(const torch::Tensor &x) {
   scaler.update();
 }
 
+
+// The graph returned on through callers with no backward of their own
+// (Note [A graph returned through several callers]): a hand-written softmax
+// normalising what `exp` saved, inside a loss that a training step
+// differentiates.
+static torch::Tensor handSoftmax(const torch::Tensor &logits) {
+  auto p = logits.exp();
+  p.div_(p.sum());
+  // CHECK-NOTES: :[[@LINE-1]]:5: warning: 'div_' writes in place into local 'p', which 'exp' saved for backward
+  // CHECK-NOTES: :[[@LINE-3]]:19: note: 'exp' saves its result for backward here
+  // CHECK-NOTES: :[[@LINE+2]]:3: note: the graph is returned here
+  // CHECK-NOTES: :[[@LINE+7]]:16: note: 'handSoftmax' is called here
+  return p;
+}
+
+static torch::Tensor distillLoss(const torch::Tensor &student,
+                                 const torch::Tensor &teacher) {
+  auto target = handSoftmax(teacher).detach();
+  auto probs = handSoftmax(student);
+  return (target * probs.log()).mean() * -1.0;
+}
+
+static torch::Tensor scaledDistill(const torch::Tensor &student,
+                                   const torch::Tensor &teacher) {
+  return distillLoss(student, teacher) * 4.0;
+  // CHECK-NOTES: :[[@LINE-1]]:10: note: 'distillLoss' returns what it computes from it, and is called here
+}
+
+void PositiveReturnedThroughTwoCallers(const torch::Tensor &x,
+                                       const torch::Tensor &teacher) {
+  auto w = torch::rand({4, 4}, torch::requires_grad());
+  auto loss = scaledDistill(x.matmul(w), teacher);
+  // CHECK-NOTES: :[[@LINE-1]]:15: note: 'scaledDistill' returns what it computes from it, and is called here
+  loss.backward();
+  // CHECK-NOTES: :[[@LINE-1]]:3: note: the backward that needs it runs here
+}
+
+// Near-misses: the middle caller detaches what it returns, the outer one
+// runs no backward, or passes nothing that is part of a graph.
+static torch::Tensor roughSoftmax(const torch::Tensor &logits) {
+  auto p = logits.exp();
+  p.div_(p.sum());
+  return p;
+}
+
+static torch::Tensor pseudoLabels(const torch::Tensor &logits) {
+  return roughSoftmax(logits).detach();
+}
+
+void NegativeMiddleCallerDetaches(const torch::Tensor &x) {
+  auto w = torch::rand({4, 4}, torch::requires_grad());
+  auto labels = pseudoLabels(x.matmul(w));
+  (x.matmul(w) * labels).sum().backward();
+}
+
+static torch::Tensor evalSoftmax(const torch::Tensor &logits) {
+  auto p = logits.exp();
+  p.div_(p.sum());
+  return p;
+}
+
+static torch::Tensor confidence(const torch::Tensor &logits) {
+  return evalSoftmax(logits).max();
+}
+
+float NegativeOuterCallerWithoutBackward(const torch::Tensor &x) {
+  auto w = torch::rand({4, 4}, torch::requires_grad());
+  return confidence(x.matmul(w)).mean().item<float>();
+}
+
+static torch::Tensor inputSoftmax(const torch::Tensor &logits) {
+  auto p = logits.exp();
+  p.div_(p.sum());
+  return p;
+}
+
+static torch::Tensor weightedInput(const torch::Tensor &x) {
+  return x * inputSoftmax(x);
+}
+
+void NegativeNothingOfTheGraphPassed(const torch::Tensor &x) {
+  auto w = torch::rand({4, 4}, torch::requires_grad());
+  auto features = weightedInput(x);
+  (features.matmul(w)).sum().backward();
+}

@@ -172,3 +172,50 @@ void PositivePickedList(Model &model) {
   // CHECK-NOTES: :[[@LINE-3]]:21: warning: 'SGD' is built from parameters collected over named_modules(): 'named_parameters' recurses into submodules, so 'decay' holds parameter 'stem.conv.weight' 3 times
   // CHECK-NOTES: :[[@LINE-9]]:44: note: 'decay' is filled here
 }
+
+// apply() walks the tree as modules() does, root first (Note [Walks over
+// modules]): the lambda's module parameter is the loop variable.
+void PositiveApply(Model &model) {
+  std::vector<torch::Tensor> params;
+  model->apply([&](const std::string &name, torch::nn::Module &m) {
+    for (const auto &param : m.named_parameters())
+      // CHECK-FIXES: for (const auto &param : m.named_parameters(false))
+      params.push_back(param.value());
+  });
+  torch::optim::Adam opt(params, torch::optim::AdamOptions(1e-3));
+  // CHECK-NOTES: :[[@LINE-1]]:22: warning: 'Adam' is built from parameters collected over apply(): 'named_parameters' recurses into submodules, so 'params' holds parameter 'stem.conv.weight' 3 times and each step() updates it 3 times; pass 'false' to collect each module's own parameters
+  // CHECK-NOTES: :[[@LINE-6]]:32: note: 'params' is filled here, once for each module on a parameter's path
+}
+
+// A hand-written update in an apply() lambda.
+void PositiveApplyUpdate(Model &model) {
+  model->apply([](torch::nn::Module &m) {
+    torch::NoGradGuard no_grad;
+    for (auto &p : m.parameters())
+      // CHECK-FIXES: for (auto &p : m.parameters(false))
+      p.mul_(0.99);
+    // CHECK-NOTES: :[[@LINE-1]]:9: warning: 'mul_' updates parameter 'stem.conv.weight' in place 3 times per pass over apply(): 'parameters' recurses into submodules, so each module that contains a parameter visits it again; pass 'false' to visit each module's own parameters
+  });
+}
+
+void NegativeApplyOwnParameters(Model &model) {
+  std::vector<torch::Tensor> params;
+  model->apply([&](torch::nn::Module &m) {
+    for (auto &p : m.parameters(/*recurse=*/false))
+      params.push_back(p);
+  });
+  torch::optim::Adam opt(params, torch::optim::AdamOptions(1e-3));
+}
+
+// A filter on the module's name picks out modules: the list may hold each
+// parameter once.
+void NegativeApplyNameFilter(Model &model) {
+  std::vector<torch::Tensor> params;
+  model->apply([&](const std::string &name, torch::nn::Module &m) {
+    if (!name.empty())
+      return;
+    for (auto &p : m.parameters())
+      params.push_back(p);
+  });
+  torch::optim::Adam opt(params, torch::optim::AdamOptions(1e-3));
+}

@@ -248,6 +248,7 @@ public:
   Tensor &relu_() const;
   Tensor &sqrt_() const;
   Tensor &masked_fill_(const Tensor &mask, const Scalar &value) const;
+  Tensor masked_fill(const Tensor &mask, const Scalar &value) const;
   Tensor &index_put_(const c10::List<c10::optional<Tensor>> &indices,
                      const Tensor &values, bool accumulate = false) const;
   Tensor &uniform_(double from = 0, double to = 1) const;

@@ -68,6 +68,14 @@ public:
 namespace nn {
 class Module : public std::enable_shared_from_this<Module> {
 public:
+  using ModuleApplyFunction = std::function<void(Module &)>;
+  using ConstModuleApplyFunction = std::function<void(const Module &)>;
+  using NamedModuleApplyFunction =
+      std::function<void(const std::string &, Module &)>;
+  using ConstNamedModuleApplyFunction =
+      std::function<void(const std::string &, const Module &)>;
+  using ModulePointerApplyFunction =
+      std::function<void(const std::shared_ptr<Module> &)>;
   Module();
   explicit Module(std::string name);
   virtual ~Module() = default;
@@ -81,6 +89,14 @@ public:
   named_modules(const std::string &name_prefix = std::string(),
                 bool include_self = true) const;
   std::vector<std::shared_ptr<Module>> children() const;
+  // Calls the function on this module, then on every submodule, recursing.
+  void apply(const ModuleApplyFunction &function);
+  void apply(const ConstModuleApplyFunction &function) const;
+  void apply(const NamedModuleApplyFunction &function,
+             const std::string &name_prefix = std::string());
+  void apply(const ConstNamedModuleApplyFunction &function,
+             const std::string &name_prefix = std::string()) const;
+  void apply(const ModulePointerApplyFunction &function) const;
   Tensor &register_parameter(std::string name, Tensor tensor,
                              bool requires_grad = true);
   Tensor &register_buffer(std::string name, Tensor tensor);
