@@ -200,6 +200,11 @@ void reportRace(ClangTidyCheck &Check, const WorkerRace &R,
     Check.diag(R.Spawn->Via->getBeginLoc(), "this worker reads '%0'",
                DiagnosticIDs::Note)
         << R.Spawn->Queue->getName();
+  } else if (R.Spawn->StartedBy) {
+    Check.diag(R.Spawn->Via->getBeginLoc(),
+               "'%0' starts this worker with %1 and returns without joining it",
+               DiagnosticIDs::Note)
+        << R.Spawn->StartedBy->getName() << (Holder ? "them" : "it");
   } else if (R.Spawn->Queue)
     Check.diag(R.Spawn->Via->getBeginLoc(),
                "this worker reads '%0', which the spawner stores %1 in",

@@ -59,6 +59,10 @@ struct WorkerSpawn {
   /// For a call of a method that stores its arguments in its object's
   /// queue (Note [Methods that queue their arguments]): that store.
   const CXXMemberCallExpr *MethodStore = nullptr;
+  /// For a call of a function that starts a worker with its arguments and
+  /// returns without joining it (Note [Functions that start a worker with
+  /// their arguments]): that function; Via is the spawn inside it.
+  const FunctionDecl *StartedBy = nullptr;
 };
 
 /// Matches calls and constructions against fully qualified names: a class

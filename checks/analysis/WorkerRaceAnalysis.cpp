@@ -201,11 +201,12 @@ void WorkerRaceAnalysis::collect(const Stmt *S) {
     else if (const auto *Store = dyn_cast<CXXMemberCallExpr>(S);
              Store && isQueueStore(Store))
       Stores.push_back(Store);
-    else if (const auto *Call = dyn_cast<CXXMemberCallExpr>(S);
-             Call && llvm::any_of(Call->arguments(), [](const Expr *Arg) {
+    else if (const auto *Call = dyn_cast<CallExpr>(S);
+             Call && !isa<CXXOperatorCallExpr>(Call) &&
+             llvm::any_of(Call->arguments(), [](const Expr *Arg) {
                return sharedKind(Arg->getType()).has_value();
              }))
-      MethodCalls.push_back(Call);
+      HelperCalls.push_back(Call);
   }
   for (const Stmt *Child : S->children())
     collect(Child);
@@ -1249,6 +1250,69 @@ WorkerRaceAnalysis::methodHandoff(const CXXMemberCallExpr *Call) const {
   return Handoff;
 }
 
+// Note [Functions that start a worker with their arguments]
+// `evaluator.submit(update, policy)`, where submit() starts a thread whose
+// lambda captures its parameter (`jobs_.emplace_back([this, policy] {...})`),
+// or `auto answer = serving::answer_async(table, q)`, which returns the
+// future of a `std::async` given its parameter, hands the argument to a
+// worker that outlives the call: the call is a spawn of that worker with
+// the arguments its parameters are bound to, and the caller's later writes
+// of them (the next `opt.step()`, an `index_copy_` into the table) race it
+// until a join, get() or wait() of the caller. Only the function's own body
+// is read; one that joins, gets or waits on anything (outside the worker's
+// lambda) is taken to finish its worker before it returns.
+std::optional<WorkerSpawn>
+WorkerRaceAnalysis::helperSpawn(const CallExpr *Call) const {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  const FunctionDecl *Definition = Callee ? Callee->getDefinition() : nullptr;
+  if (!Definition || !Definition->getBody() || isLibtorchDecl(Callee) ||
+      Callee->isInStdNamespace())
+    return std::nullopt;
+  bool Finishes = false;
+  std::optional<WorkerSpawn> Inner;
+  forEachStmt(
+      Definition->getBody(),
+      [&](const Stmt *S) {
+        if (const auto *Member = dyn_cast<CXXMemberCallExpr>(S);
+            Member && Member->getMethodDecl() &&
+            Member->getMethodDecl()->getIdentifier())
+          Finishes |= llvm::is_contained(JoinMethods,
+                                         Member->getMethodDecl()->getName());
+        if (!Inner && isa<CallExpr, CXXConstructExpr>(S))
+          Inner = Workers.match(cast<Expr>(S));
+      },
+      /*IntoLambdas=*/false);
+  if (!Inner || Finishes || Inner->Kind != WorkerKind::Thread)
+    return std::nullopt;
+  auto Captures = [&](const ParmVarDecl *Param) {
+    return Inner->Lambda &&
+           llvm::any_of(Inner->Lambda->captures(), [&](const LambdaCapture &C) {
+             if (!C.capturesVariable())
+               return false;
+             const auto *Var = dyn_cast<VarDecl>(C.getCapturedVar());
+             return Var == Param ||
+                    (Var && Var->isInitCapture() && mentions(Var->getInit(), Param));
+           });
+  };
+  WorkerSpawn Spawn;
+  for (unsigned I = 0; I < Definition->getNumParams() && I < Call->getNumArgs(); ++I) {
+    const ParmVarDecl *Param = Definition->getParamDecl(I);
+    if (sharedKind(Param->getType()) &&
+        (Captures(Param) || llvm::any_of(Inner->Args, [&](const Expr *Arg) {
+           return mentions(Arg, Param);
+         })))
+      Spawn.Args.push_back(Call->getArg(I));
+  }
+  if (Spawn.Args.empty())
+    return std::nullopt;
+  Spawn.Site = Call;
+  Spawn.EntryPoint = Inner->EntryPoint;
+  Spawn.BoundArgs = Spawn.Args;
+  Spawn.Via = Inner->Site;
+  Spawn.StartedBy = Definition;
+  return Spawn;
+}
+
 void WorkerRaceAnalysis::run(const FunctionDecl *Function) {
   SM = &Function->getASTContext().getSourceManager();
   LangOpts = &Function->getASTContext().getLangOpts();
@@ -1256,9 +1320,15 @@ void WorkerRaceAnalysis::run(const FunctionDecl *Function) {
   for (const CXXMemberCallExpr *Store : Stores)
     if (std::optional<WorkerSpawn> Handoff = queueHandoff(Store, Function))
       Spawns.push_back(std::make_unique<WorkerSpawn>(std::move(*Handoff)));
-  for (const CXXMemberCallExpr *Call : MethodCalls)
-    if (std::optional<WorkerSpawn> Handoff = methodHandoff(Call))
+  for (const CallExpr *Call : HelperCalls) {
+    const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
+    std::optional<WorkerSpawn> Handoff =
+        Member ? methodHandoff(Member) : std::nullopt;
+    if (!Handoff)
+      Handoff = helperSpawn(Call);
+    if (Handoff)
       Spawns.push_back(std::make_unique<WorkerSpawn>(std::move(*Handoff)));
+  }
   if (const auto *Method = dyn_cast<CXXMethodDecl>(Function))
     findMemberRaces(Method);
   findParallelLoopRaces(Function);

@@ -184,6 +184,7 @@ private:
                                           const FunctionDecl *Function) const;
   std::optional<WorkerSpawn>
   methodHandoff(const CXXMemberCallExpr *Call) const;
+  std::optional<WorkerSpawn> helperSpawn(const CallExpr *Call) const;
   std::vector<SharedValue> sharedValues(const WorkerSpawn &Spawn) const;
   const ValueDecl *sharedRoot(const VarDecl *Var, SharedKind Kind) const;
   void membersThroughThis(const Stmt *Body, const LambdaCapture *Capture,
@@ -236,7 +237,9 @@ private:
   std::vector<const CXXMemberCallExpr *> Stores;
   /// Method calls given a tensor, or a holder of tensors: Note [Methods that
   /// queue their arguments].
-  std::vector<const CXXMemberCallExpr *> MethodCalls;
+  /// Calls of the translation unit's functions given a tensor, a holder of
+  /// tensors or a module.
+  std::vector<const CallExpr *> HelperCalls;
   /// The spawning function's CFG; null when it cannot be built.
   std::unique_ptr<CFG> Graph;
   std::unique_ptr<ParentMap> Parents;

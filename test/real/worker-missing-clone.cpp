@@ -277,3 +277,29 @@ void PositiveSnapshotQueuedThenStepped() {
     // CHECK-MESSAGES: :[[@LINE-1]]:20: warning: argument 'model->named_parameters()' holds tensors that share their storage with worker entry point 'std::thread' and the spawner writes them in place before the worker is joined [libtorch-worker-missing-clone]
   }
 }
+
+// A method that starts a thread with its argument and keeps it in a member
+// (Note [Functions that start a worker with their arguments]).
+class AsyncEvaluator {
+public:
+  void submit(torch::nn::Linear policy) {
+    jobs_.emplace_back([policy]() mutable { policy->forward(torch::ones({1, 4})); });
+  }
+  void wait() {
+    for (auto &job : jobs_)
+      job.join();
+  }
+
+private:
+  std::vector<std::thread> jobs_;
+};
+
+void PositiveEvaluatedWhileStepped() {
+  torch::nn::Linear policy(4, 2);
+  torch::optim::SGD opt(policy->parameters(), torch::optim::SGDOptions(0.1));
+  AsyncEvaluator evaluator;
+  evaluator.submit(policy);
+  // CHECK-MESSAGES: :[[@LINE-1]]:20: warning: argument 'policy' shares its module with worker entry point 'std::thread' and the spawner updates its parameters in place before the worker is joined [libtorch-worker-missing-clone]
+  opt.step();
+  evaluator.wait();
+}
