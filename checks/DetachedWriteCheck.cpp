@@ -25,6 +25,14 @@ static bool mayReachSavedTensor(const WriteEvent &Write) {
          Write.Operator != "requires_grad_";
 }
 
+/// The structured binding a write's target names directly, or null.
+static const BindingDecl *boundName(const WriteEvent &Write) {
+  const auto *Ref =
+      Write.Target ? dyn_cast<DeclRefExpr>(Write.Target->IgnoreParenImpCasts())
+                   : nullptr;
+  return Ref ? dyn_cast<BindingDecl>(Ref->getDecl()) : nullptr;
+}
+
 /// Whether the writing call writes its target also when that is a leaf
 /// that requires grad.
 static bool writesGradLeaf(const WriteEvent &Write, const OperatorTable &Ops) {
@@ -92,6 +100,16 @@ void DetachedWriteCheck::check(const MatchFinder::MatchResult &Result) {
           analyze(Function, *Result.Context)) {
     WriteChains Chains;
     for (const WriteEvent &Write : Analysis->writes()) {
+      if (!Write.Value.Root)
+        if (const BindingDecl *Bound = boundName(Write)) {
+          // A name of a structured binding (`auto [probs, value] =
+          // ac->forward(obs)`) holds what a returned tuple saved.
+          WriteEvent Named = Write;
+          Named.Value.Root = Bound;
+          if (checkInPlaceWrite(Named, Facts()))
+            Reported.insert(Write.Call);
+          continue;
+        }
       if (!mayReachSavedTensor(Write) || Chains.continuesReported(Write))
         continue;
       bool Found = Write.Value.Rel == Relation::Detached
@@ -212,10 +230,15 @@ static std::string writerName(const Expr *Call, const OperatorTable &Table);
 
 bool DetachedWriteCheck::checkInPlaceWrite(const WriteEvent &Write,
                                            const AutogradAnalysis &Autograd) {
-  if (!Autograd.hasBackward() || Autograd.isParameterUpdate(Write.Call))
+  if (!Autograd.hasBackward())
     return false;
   const SavedTensor *Save =
       Autograd.savedFor(Write.Value.Root, Write.Call, /*DefiniteOnly=*/true);
+  // A write under a no-grad guard, or in a loop over parameters, is the
+  // parameter-update idiom; it is meant for leaves, and a saved result is
+  // no leaf: the backward that needs it throws all the same.
+  if (Save && Autograd.isParameterUpdate(Write.Call) && !Save->IsResult)
+    return false;
   // A leaf that requires grad refuses the write itself, with another error,
   // unless the call writes under its own NoGradGuard (ApiEffectTable: the
   // max-norm renormalisation of `embedding`); a saved result is no leaf.

@@ -604,7 +604,9 @@ static const CallExpr *savingCallOf(const Expr *E, const OperatorTable &Ops,
 // argument of the call is part of the graph (a parameter, a member made to
 // require grad); a function that disables grad mode saves nothing. The
 // variable the call initialises holds the saved tensor, or, for a struct,
-// each member that holds one.
+// each member that holds one; for a std::tuple or std::pair (`return
+// {torch::softmax(logits, -1), value};` from an actor-critic's forward)
+// unpacked by a structured binding, the name bound to the element.
 static llvm::SmallVector<ReturnedSave, 2>
 returnedSaves(const FunctionDecl &Function, const OperatorTable &Ops,
               const SavedTensorTable &Saved) {
@@ -616,19 +618,27 @@ returnedSaves(const FunctionDecl &Function, const OperatorTable &Ops,
     const Expr *Value = Return ? Return->getRetValue() : nullptr;
     if (!Value)
       return;
-    auto Add = [&](const Expr *E, const FieldDecl *Field) {
+    auto Add = [&](const Expr *E, const FieldDecl *Field,
+                   std::optional<unsigned> Element = std::nullopt) {
       if (const CallExpr *Saver = savingCallOf(E, Ops, Saved)) {
         std::optional<TensorCall> Tensor = resolveTensorCall(Saver, Ops);
         Found.push_back({Saver,
                          Tensor->MeasuredSaves ? Tensor->Spelling
                                                : Tensor->Effect.Operator,
-                         Field});
+                         Field, Element});
       }
     };
     const auto *List = dyn_cast<InitListExpr>(Value->IgnoreImplicit());
     const RecordDecl *Record =
         List ? Value->getType()->getAsRecordDecl() : nullptr;
-    if (Record && isTensorRecordType(Value->getType())) {
+    const auto *Tuple = dyn_cast<CXXConstructExpr>(Value->IgnoreImplicit());
+    const auto *TupleType = Function.getReturnType()->getAsCXXRecordDecl();
+    if (Tuple && TupleType && TupleType->isInStdNamespace() &&
+        TupleType->getIdentifier() &&
+        (TupleType->getName() == "tuple" || TupleType->getName() == "pair")) {
+      for (unsigned I = 0; I < Tuple->getNumArgs(); ++I)
+        Add(Tuple->getArg(I)->IgnoreImplicit(), nullptr, I);
+    } else if (Record && isTensorRecordType(Value->getType())) {
       unsigned I = 0;
       for (const FieldDecl *Field : Record->fields())
         if (I < List->getNumInits())
@@ -656,17 +666,26 @@ void AutogradAnalysis::recordHelperSave(const CallExpr *Call) {
     Known->second = returnedSaves(*Definition, *Ops, *Saved);
   if (Known->second.empty())
     return;
-  bool ArgumentInGraph = llvm::any_of(Call->arguments(), [&](const Expr *Arg) {
-    return mayHoldTensor(Arg->getType()) &&
-           isPartOfGraph(Arg, Call->getBeginLoc());
-  });
+  // A module's forward computes from the module's parameters.
+  bool ArgumentInGraph =
+      moduleCallOf(Call).has_value() ||
+      llvm::any_of(Call->arguments(), [&](const Expr *Arg) {
+        return mayHoldTensor(Arg->getType()) &&
+               isPartOfGraph(Arg, Call->getBeginLoc());
+      });
   if (!ArgumentInGraph)
     return;
   const ValueDecl *Consumer = consumerOf(Call);
   if (!Consumer)
     return;
+  const auto *Bound = dyn_cast<DecompositionDecl>(Consumer);
   for (const ReturnedSave &Save : Known->second) {
-    if (Save.Field)
+    if (Save.Element) {
+      if (Bound && *Save.Element < Bound->bindings().size())
+        Saves.push_back({Call, Save.Operator, Bound->bindings()[*Save.Element],
+                         /*IsResult=*/true, /*Definite=*/true, Consumer,
+                         Save.Saver});
+    } else if (Save.Field)
       Saves.push_back({Call, Save.Operator, Save.Field, /*IsResult=*/true,
                        /*Definite=*/true, Consumer, Save.Saver});
     else if (ResultHolders.lookup(Call) == Consumer)

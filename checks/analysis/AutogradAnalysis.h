@@ -98,6 +98,8 @@ struct ReturnedSave {
   const CallExpr *Saver = nullptr;
   std::string Operator;
   const FieldDecl *Field = nullptr;
+  /// The element of a returned std::tuple or std::pair that holds it.
+  std::optional<unsigned> Element;
 };
 
 /// A module call whose forward saved the module's state for a backward

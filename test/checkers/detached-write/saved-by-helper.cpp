@@ -55,3 +55,64 @@ void NegativeBackwardBeforeTheHelper() {
   y.sum().backward();
   floorGate(y, 0.5);
 }
+
+// A module's forward returning a std::tuple, unpacked by a structured
+// binding: the name bound to the element holds what the forward saved (Note
+// [Saved by a function that returns it]). A no-grad guard does not make the
+// write a parameter update: a saved result is no leaf.
+struct ActorCriticImpl : torch::nn::Module {
+  ActorCriticImpl() { pi = register_module("pi", torch::nn::Linear(4, 2)); }
+  std::tuple<torch::Tensor, torch::Tensor> forward(const torch::Tensor &x) {
+    auto h = pi(x);
+    return {torch::sigmoid(h), h * 2};
+  }
+  torch::nn::Linear pi{nullptr};
+};
+TORCH_MODULE(ActorCritic);
+
+void PositiveTupleElementMixedUnderNoGrad(ActorCritic &ac, const torch::Tensor &obs) {
+  auto [probs, value] = ac->forward(obs);
+  {
+    torch::NoGradGuard no_grad;
+    probs.mul_(0.9);
+    // CHECK-NOTES: :[[@LINE-1]]:11: warning: 'mul_' writes in place into tensor 'probs', which 'sigmoid' saved for backward; backward throws 'one of the variables needed for gradient computation has been modified by an inplace operation' [libtorch-detached-write]
+    // CHECK-NOTES: :[[@LINE-5]]:29: note: 'forward' returns what 'sigmoid' saved for backward
+    // CHECK-NOTES: :[[@LINE-13]]:13: note: 'sigmoid' saves its result for backward here
+  }
+  (probs * value).mean().backward();
+}
+
+void PositiveResultClampedUnderNoGrad(const torch::Tensor &x) {
+  auto w = torch::rand({4, 4}, torch::requires_grad());
+  auto p = torch::sigmoid(x.matmul(w));
+  {
+    torch::NoGradGuard no_grad;
+    p.mul_(0.9);
+    // CHECK-NOTES: :[[@LINE-1]]:7: warning: 'mul_' writes in place into local 'p', which 'sigmoid' saved for backward
+    // CHECK-NOTES: :[[@LINE-5]]:12: note: 'sigmoid' saves its result for backward here
+  }
+  p.sum().backward();
+}
+
+// Near-misses: the element mixed after the backward, the other element
+// (which saved nothing) written, and a parameter updated under the guard.
+void NegativeTupleElementAfterBackward(ActorCritic &ac, const torch::Tensor &obs) {
+  auto [probs, value] = ac->forward(obs);
+  (probs * value).mean().backward();
+  torch::NoGradGuard no_grad;
+  probs.mul_(0.9);
+}
+
+void NegativeUnsavedElement(ActorCritic &ac, const torch::Tensor &obs) {
+  auto [probs, value] = ac->forward(obs);
+  value.mul_(0.5);
+  (probs * 2).mean().backward();
+}
+
+void NegativeParameterUpdateUnderNoGrad(const torch::Tensor &x) {
+  auto w = torch::rand({4, 4}, torch::requires_grad());
+  auto y = x.matmul(w);
+  y.sum().backward();
+  torch::NoGradGuard no_grad;
+  w.sub_(w.grad() * 0.1);
+}
