@@ -195,7 +195,7 @@ void reportRace(ClangTidyCheck &Check, const WorkerRace &R,
   if (const CXXMemberCallExpr *Store = R.Spawn->MethodStore) {
     Check.diag(Store->getExprLoc(), "'%0' stores %1 in '%2' here",
                DiagnosticIDs::Note)
-        << cast<CallExpr>(R.Spawn->Site)->getDirectCallee()->getName()
+        << cast<CallExpr>(R.Spawn->Site)->getDirectCallee()->getNameAsString()
         << (Holder ? "them" : "it") << R.Spawn->Queue->getName();
     Check.diag(R.Spawn->Via->getBeginLoc(), "this worker reads '%0'",
                DiagnosticIDs::Note)
@@ -204,7 +204,7 @@ void reportRace(ClangTidyCheck &Check, const WorkerRace &R,
     Check.diag(R.Spawn->Via->getBeginLoc(),
                "'%0' starts this worker with %1 and returns without joining it",
                DiagnosticIDs::Note)
-        << R.Spawn->StartedBy->getName() << (Holder ? "them" : "it");
+        << R.Spawn->StartedBy->getNameAsString() << (Holder ? "them" : "it");
   } else if (R.Spawn->Queue)
     Check.diag(R.Spawn->Via->getBeginLoc(),
                "this worker reads '%0', which the spawner stores %1 in",

@@ -202,8 +202,7 @@ void WorkerRaceAnalysis::collect(const Stmt *S) {
              Store && isQueueStore(Store))
       Stores.push_back(Store);
     else if (const auto *Call = dyn_cast<CallExpr>(S);
-             Call && !isa<CXXOperatorCallExpr>(Call) &&
-             llvm::any_of(Call->arguments(), [](const Expr *Arg) {
+             Call && llvm::any_of(Call->arguments(), [](const Expr *Arg) {
                return sharedKind(Arg->getType()).has_value();
              }))
       HelperCalls.push_back(Call);
@@ -1199,15 +1198,43 @@ WorkerRaceAnalysis::queueHandoff(const CXXMemberCallExpr *Store,
 // argument to that worker as a store into the queue does (Note [Queues]):
 // the call is a spawn of that worker with the arguments the method stores,
 // and the caller's later writes of them (the next `opt.step()` before the
-// writer has run) race it. Only stores in the method's own body are
-// followed, and only of a parameter it was given by value or reference.
+// writer has run) race it. The same holds for a function given the object
+// (`recorder << block`, where a friend `operator<<(AsyncRecorder &rec, const
+// Tensor &block)` pushes into `rec.pending_`). Only stores in the function's
+// own body are followed, and only of a parameter it was given by value or
+// reference.
+/// The member a queue store's object names, `pending_` or `rec.pending_`,
+/// and its class: a member of `this` in a method, or of an object parameter
+/// of Function.
+static std::pair<const FieldDecl *, const CXXRecordDecl *>
+queueMemberOf(const Expr *Object, const FunctionDecl &Function) {
+  if (const FieldDecl *Field = memberOfThis(Object))
+    if (const auto *Method = dyn_cast<CXXMethodDecl>(&Function))
+      return {Field, Method->getParent()};
+  const auto *Member = dyn_cast<MemberExpr>(Object->IgnoreParenImpCasts());
+  const auto *Base = Member ? dyn_cast<DeclRefExpr>(
+                                  Member->getBase()->IgnoreParenImpCasts())
+                            : nullptr;
+  const auto *Param = Base ? dyn_cast<ParmVarDecl>(Base->getDecl()) : nullptr;
+  const auto *Field =
+      Param && Param->getDeclContext() == &Function
+          ? dyn_cast<FieldDecl>(Member->getMemberDecl())
+          : nullptr;
+  if (!Field)
+    return {nullptr, nullptr};
+  return {Field, dyn_cast<CXXRecordDecl>(Field->getParent())};
+}
+
 std::optional<WorkerSpawn>
-WorkerRaceAnalysis::methodHandoff(const CXXMemberCallExpr *Call) const {
-  const CXXMethodDecl *Method = Call->getMethodDecl();
-  const FunctionDecl *Definition = Method ? Method->getDefinition() : nullptr;
-  if (!Definition || !Definition->getBody() || isLibtorchDecl(Method) ||
-      Method->isInStdNamespace())
+WorkerRaceAnalysis::methodHandoff(const CallExpr *Call) const {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  const FunctionDecl *Definition = Callee ? Callee->getDefinition() : nullptr;
+  if (!Definition || !Definition->getBody() || isLibtorchDecl(Callee) ||
+      Callee->isInStdNamespace())
     return std::nullopt;
+  // A member operator's call passes its object as the first argument.
+  unsigned Skip =
+      isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Callee) ? 1 : 0;
   WorkerSpawn Handoff;
   forEachStmt(
       Definition->getBody(),
@@ -1215,23 +1242,22 @@ WorkerRaceAnalysis::methodHandoff(const CXXMemberCallExpr *Call) const {
         const auto *Store = dyn_cast<CXXMemberCallExpr>(S);
         if (Handoff.Via || !Store || !isQueueStore(Store))
           return;
-        const FieldDecl *Field =
-            memberOfThis(Store->getImplicitObjectArgument());
-        if (!Field)
+        auto [Field, Class] =
+            queueMemberOf(Store->getImplicitObjectArgument(), *Definition);
+        if (!Field || !Class)
           return;
         llvm::SmallVector<const Expr *, 2> Stored;
         for (unsigned I = 0;
-             I < Definition->getNumParams() && I < Call->getNumArgs(); ++I) {
+             I < Definition->getNumParams() && I + Skip < Call->getNumArgs(); ++I) {
           const ParmVarDecl *Param = Definition->getParamDecl(I);
           if (sharedKind(Param->getType()) &&
               llvm::any_of(Store->arguments(), [&](const Expr *Arg) {
                 return mentions(Arg, Param);
               }))
-            Stored.push_back(Call->getArg(I));
+            Stored.push_back(Call->getArg(I + Skip));
         }
         const Expr *Reader =
-            Stored.empty() ? nullptr
-                           : Workers.workerReading(Method->getParent(), Field);
+            Stored.empty() ? nullptr : Workers.workerReading(Class, Field);
         std::optional<WorkerSpawn> Consumer =
             Reader ? Workers.match(Reader) : std::nullopt;
         if (!Consumer)
@@ -1294,14 +1320,18 @@ WorkerRaceAnalysis::helperSpawn(const CallExpr *Call) const {
                     (Var && Var->isInitCapture() && mentions(Var->getInit(), Param));
            });
   };
+  // A member operator's call passes its object as the first argument.
+  unsigned Skip =
+      isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Callee) ? 1 : 0;
   WorkerSpawn Spawn;
-  for (unsigned I = 0; I < Definition->getNumParams() && I < Call->getNumArgs(); ++I) {
+  for (unsigned I = 0;
+       I < Definition->getNumParams() && I + Skip < Call->getNumArgs(); ++I) {
     const ParmVarDecl *Param = Definition->getParamDecl(I);
     if (sharedKind(Param->getType()) &&
         (Captures(Param) || llvm::any_of(Inner->Args, [&](const Expr *Arg) {
            return mentions(Arg, Param);
          })))
-      Spawn.Args.push_back(Call->getArg(I));
+      Spawn.Args.push_back(Call->getArg(I + Skip));
   }
   if (Spawn.Args.empty())
     return std::nullopt;
@@ -1321,9 +1351,7 @@ void WorkerRaceAnalysis::run(const FunctionDecl *Function) {
     if (std::optional<WorkerSpawn> Handoff = queueHandoff(Store, Function))
       Spawns.push_back(std::make_unique<WorkerSpawn>(std::move(*Handoff)));
   for (const CallExpr *Call : HelperCalls) {
-    const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
-    std::optional<WorkerSpawn> Handoff =
-        Member ? methodHandoff(Member) : std::nullopt;
+    std::optional<WorkerSpawn> Handoff = methodHandoff(Call);
     if (!Handoff)
       Handoff = helperSpawn(Call);
     if (Handoff)

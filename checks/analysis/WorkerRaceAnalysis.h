@@ -183,7 +183,7 @@ private:
   std::optional<WorkerSpawn> queueHandoff(const CXXMemberCallExpr *Store,
                                           const FunctionDecl *Function) const;
   std::optional<WorkerSpawn>
-  methodHandoff(const CXXMemberCallExpr *Call) const;
+  methodHandoff(const CallExpr *Call) const;
   std::optional<WorkerSpawn> helperSpawn(const CallExpr *Call) const;
   std::vector<SharedValue> sharedValues(const WorkerSpawn &Spawn) const;
   const ValueDecl *sharedRoot(const VarDecl *Var, SharedKind Kind) const;

@@ -150,3 +150,46 @@ void NegativeNoWorker(torch::nn::Linear model) {
   history.add_snapshot(model->parameters());
   opt.step();
 }
+
+// A friend operator given the object pushes into its queue.
+class Recorder {
+public:
+  Recorder() : writer_([this] { drain(); }) {}
+  friend Recorder &operator<<(Recorder &rec, const torch::Tensor &block) {
+    std::lock_guard<std::mutex> lock(rec.mu_);
+    rec.pending_.push_back(block);
+    return rec;
+  }
+  void close() { writer_.join(); }
+
+private:
+  void drain() {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto &block : pending_)
+      total_ += block.sum().item<float>();
+  }
+  std::mutex mu_;
+  float total_ = 0;
+  std::deque<torch::Tensor> pending_;
+  std::thread writer_;
+};
+
+void PositiveStreamedThenProcessed(Recorder &tap, const torch::Tensor &input) {
+  auto block = torch::empty({4});
+  block.copy_(input);
+  tap << block;
+  // CHECK-NOTES: :[[@LINE-1]]:10: warning: argument 'block' shares its storage with worker entry point 'std::thread' and the spawner writes it in place before the worker is joined [libtorch-worker-missing-clone]
+  // CHECK-NOTES: :[[@LINE-22]]:18: note: 'operator<<' stores it in 'pending_' here
+  // CHECK-NOTES: :[[@LINE-26]]:16: note: this worker reads 'pending_'
+  block.mul_(2.0);
+  // CHECK-NOTES: :[[@LINE-1]]:9: note: 'mul_' writes 'block' in place here
+  tap.close();
+}
+
+void NegativeStreamedAfterProcessing(Recorder &tap, const torch::Tensor &input) {
+  auto block = torch::empty({4});
+  block.copy_(input);
+  block.mul_(2.0);
+  tap << block;
+  tap.close();
+}
