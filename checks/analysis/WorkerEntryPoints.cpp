@@ -175,9 +175,12 @@ bool isQueueStore(const CXXMemberCallExpr *Call) {
   const CXXMethodDecl *Method = Call->getMethodDecl();
   if (!Method || !Method->getIdentifier())
     return false;
+  // A promise's set_value hands its value to whoever waits on the future,
+  // as a push hands it to a queue's reader.
   static constexpr llvm::StringLiteral StoreMethods[] = {
       "push",          "push_back", "push_front", "emplace", "emplace_back",
-      "emplace_front", "insert",    "enqueue",    "add",     "post"};
+      "emplace_front", "insert",    "enqueue",    "add",     "post",
+      "set_value"};
   return llvm::is_contained(StoreMethods, Method->getName());
 }
 

@@ -1147,6 +1147,11 @@ WorkerRaceAnalysis::queueHandoff(const CXXMemberCallExpr *Store,
     return std::nullopt;
   const Expr *Reader = nullptr;
   const ValueDecl *Queue = nullptr;
+  // An element of a container of channels (`handoff[k].set_value(x)`) is
+  // reached through the container.
+  if (const auto *Index = dyn_cast<CXXOperatorCallExpr>(Object);
+      Index && Index->getOperator() == OO_Subscript && Index->getNumArgs() == 2)
+    Object = Index->getArg(0)->IgnoreParenImpCasts();
   // A queue that is a member of a local object (`chan.items`) is reached
   // through that object.
   if (const auto *Access = dyn_cast<MemberExpr>(Object))

@@ -4,6 +4,7 @@
 // producer that refills the same buffer for the next item races it.
 
 #include <torch/torch.h>
+#include <future>
 
 #include <condition_variable>
 #include <deque>
@@ -262,4 +263,56 @@ void NegativeBufferClassCopiesIn(const torch::Tensor &scale, int n) {
     buffer.add(staging);
   }
   viewer.join();
+}
+
+// A promise is a channel of one value: set_value hands it to the worker that
+// waits on the future, as a push hands it to a queue's reader.
+float consumeValue(const torch::Tensor &x);
+
+void PositivePromiseThenWrite() {
+  std::promise<torch::Tensor> handoff;
+  std::thread reader([&] { consumeValue(handoff.get_future().get()); });
+  auto buf = torch::zeros({4});
+  handoff.set_value(buf);
+  // CHECK-NOTES: :[[@LINE-1]]:21: warning: argument 'buf' shares its storage with worker entry point 'std::thread' and the spawner writes it in place before the worker is joined [libtorch-worker-missing-clone]
+  // CHECK-NOTES: :[[@LINE-4]]:15: note: this worker reads 'handoff', which the spawner stores it in
+  buf.add_(1);
+  // CHECK-NOTES: :[[@LINE-1]]:7: note: 'add_' writes 'buf' in place here
+  reader.join();
+}
+
+// One promise per step, in a container the worker walks.
+void PositivePromisePerStep() {
+  std::vector<std::promise<torch::Tensor>> steps(3);
+  std::thread reader([&] {
+    for (auto &step : steps)
+      consumeValue(step.get_future().get());
+  });
+  auto buf = torch::zeros({4});
+  for (int k = 0; k < 3; ++k) {
+    steps[k].set_value(buf);
+    // CHECK-NOTES: :[[@LINE-1]]:24: warning: argument 'buf' shares its storage with worker entry point 'std::thread' and the spawner writes it in place before the worker is joined [libtorch-worker-missing-clone]
+    // CHECK-NOTES: :[[@LINE-8]]:15: note: this worker reads 'steps', which the spawner stores it in
+    buf.add_(1);
+    // CHECK-NOTES: :[[@LINE-1]]:9: note: 'add_' writes 'buf' in place here
+  }
+  reader.join();
+}
+
+void NegativePromiseOfAClone() {
+  std::promise<torch::Tensor> handoff;
+  std::thread reader([&] { consumeValue(handoff.get_future().get()); });
+  auto buf = torch::zeros({4});
+  handoff.set_value(buf.clone());
+  buf.add_(1);
+  reader.join();
+}
+
+void NegativeWrittenAfterTheJoin() {
+  std::promise<torch::Tensor> handoff;
+  std::thread reader([&] { consumeValue(handoff.get_future().get()); });
+  auto buf = torch::zeros({4});
+  handoff.set_value(buf);
+  reader.join();
+  buf.add_(1);
 }
