@@ -511,6 +511,14 @@ void AutogradAnalysis::collectSaves(const Stmt *S) {
 // the call is a module call of the argument for the rules that need one
 // (Note [Module state written before backward]). Only a helper that never
 // disables grad mode, and one level of call, are followed.
+bool disablesGradMode(const FunctionDecl &Function) {
+  bool Disables = false;
+  forEachStmt(Function.getBody(), [&](const Stmt *S) {
+    Disables |= declaresNoGradGuard(S);
+  });
+  return Disables;
+}
+
 std::optional<ModuleCall> helperForward(const CallExpr *Call) {
   const FunctionDecl *Callee = Call->getDirectCallee();
   const FunctionDecl *Definition = nullptr;
@@ -518,11 +526,7 @@ std::optional<ModuleCall> helperForward(const CallExpr *Call) {
       Callee->isInStdNamespace() || !Callee->hasBody(Definition) ||
       !isTensorType(Definition->getReturnType()))
     return std::nullopt;
-  bool DisablesGrad = false;
-  forEachStmt(Definition->getBody(), [&](const Stmt *S) {
-    DisablesGrad |= declaresNoGradGuard(S);
-  });
-  if (DisablesGrad)
+  if (disablesGradMode(*Definition))
     return std::nullopt;
   std::optional<ModuleCall> Found;
   forEachStmt(Definition->getBody(), [&](const Stmt *S) {
@@ -611,9 +615,9 @@ static llvm::SmallVector<ReturnedSave, 2>
 returnedSaves(const FunctionDecl &Function, const OperatorTable &Ops,
               const SavedTensorTable &Saved) {
   llvm::SmallVector<ReturnedSave, 2> Found;
-  bool DisablesGrad = false;
+  if (disablesGradMode(Function))
+    return Found;
   forEachStmt(Function.getBody(), [&](const Stmt *S) {
-    DisablesGrad |= declaresNoGradGuard(S);
     const auto *Return = dyn_cast<ReturnStmt>(S);
     const Expr *Value = Return ? Return->getRetValue() : nullptr;
     if (!Value)
@@ -647,8 +651,6 @@ returnedSaves(const FunctionDecl &Function, const OperatorTable &Ops,
       Add(Value, nullptr);
     }
   });
-  if (DisablesGrad)
-    Found.clear();
   return Found;
 }
 

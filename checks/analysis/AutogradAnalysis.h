@@ -168,6 +168,9 @@ bool memberRequestsGrad(const FieldDecl *Field);
 /// `AutoGradMode(false)`, `InferenceMode`) for the rest of its block.
 bool declaresNoGradGuard(const Stmt *S);
 
+/// Whether Function's body declares such a guard anywhere.
+bool disablesGradMode(const FunctionDecl &Function);
+
 class AutogradAnalysis {
 public:
   /// Without tables, nothing is known to be saved (savedFor is always null).

@@ -128,11 +128,7 @@ std::optional<ModuleCall> graphMethodCallOf(const CallExpr *Call) {
       Method->isInStdNamespace() || !isModuleClass(Method->getParent()) ||
       !carriesTensors(Method->getReturnType()))
     return std::nullopt;
-  bool DisablesGrad = false;
-  forEachStmt(Definition->getBody(), [&](const Stmt *S) {
-    DisablesGrad |= declaresNoGradGuard(S);
-  });
-  if (DisablesGrad)
+  if (disablesGradMode(*Definition))
     return std::nullopt;
   return ModuleCall{Call, Method->getParent(),
                     Member->getImplicitObjectArgument(), Method};

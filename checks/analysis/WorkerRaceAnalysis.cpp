@@ -1230,16 +1230,32 @@ queueMemberOf(const Expr *Object, const FunctionDecl &Function) {
   return {Field, dyn_cast<CXXRecordDecl>(Field->getParent())};
 }
 
-std::optional<WorkerSpawn>
-WorkerRaceAnalysis::methodHandoff(const CallExpr *Call) const {
+/// The definition, in the translation unit, of the user function Call
+/// calls; null for libtorch's, the standard library's or an unseen body.
+static const FunctionDecl *userDefinition(const CallExpr *Call) {
   const FunctionDecl *Callee = Call->getDirectCallee();
   const FunctionDecl *Definition = Callee ? Callee->getDefinition() : nullptr;
   if (!Definition || !Definition->getBody() || isLibtorchDecl(Callee) ||
       Callee->isInStdNamespace())
+    return nullptr;
+  return Definition;
+}
+
+/// How many arguments of Call come before those bound to the callee's
+/// parameters: a member operator's call passes its object first.
+static unsigned objectArguments(const CallExpr *Call) {
+  return isa<CXXOperatorCallExpr>(Call) &&
+                 isa_and_nonnull<CXXMethodDecl>(Call->getDirectCallee())
+             ? 1
+             : 0;
+}
+
+std::optional<WorkerSpawn>
+WorkerRaceAnalysis::methodHandoff(const CallExpr *Call) const {
+  const FunctionDecl *Definition = userDefinition(Call);
+  if (!Definition)
     return std::nullopt;
-  // A member operator's call passes its object as the first argument.
-  unsigned Skip =
-      isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Callee) ? 1 : 0;
+  unsigned Skip = objectArguments(Call);
   WorkerSpawn Handoff;
   forEachStmt(
       Definition->getBody(),
@@ -1294,10 +1310,8 @@ WorkerRaceAnalysis::methodHandoff(const CallExpr *Call) const {
 // lambda) is taken to finish its worker before it returns.
 std::optional<WorkerSpawn>
 WorkerRaceAnalysis::helperSpawn(const CallExpr *Call) const {
-  const FunctionDecl *Callee = Call->getDirectCallee();
-  const FunctionDecl *Definition = Callee ? Callee->getDefinition() : nullptr;
-  if (!Definition || !Definition->getBody() || isLibtorchDecl(Callee) ||
-      Callee->isInStdNamespace())
+  const FunctionDecl *Definition = userDefinition(Call);
+  if (!Definition)
     return std::nullopt;
   bool Finishes = false;
   std::optional<WorkerSpawn> Inner;
@@ -1325,9 +1339,7 @@ WorkerRaceAnalysis::helperSpawn(const CallExpr *Call) const {
                     (Var && Var->isInitCapture() && mentions(Var->getInit(), Param));
            });
   };
-  // A member operator's call passes its object as the first argument.
-  unsigned Skip =
-      isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Callee) ? 1 : 0;
+  unsigned Skip = objectArguments(Call);
   WorkerSpawn Spawn;
   for (unsigned I = 0;
        I < Definition->getNumParams() && I + Skip < Call->getNumArgs(); ++I) {
