@@ -121,6 +121,53 @@ TEST(AutogradFacts, WritingThroughDetachMakesBackwardThrow) {
   EXPECT_NE(backwardError(y).find(ModifiedSavedTensor), std::string::npos);
 }
 
+// A no-grad guard does not stop the version counter: a write under it into
+// a result that an operation saved breaks the backward that needs it (the
+// parameter-update idiom is for leaves, which saved results are not).
+TEST(AutogradFacts, AWriteUnderNoGradIntoASavedResultStillThrows) {
+  torch::manual_seed(4);
+  torch::Tensor x = torch::rand({3}, torch::kDouble).requires_grad_();
+  torch::Tensor p = x.sigmoid();
+  {
+    torch::NoGradGuard no_grad;
+    p.mul_(0.9);
+  }
+  EXPECT_NE(backwardError(p.sum()).find(ModifiedSavedTensor), std::string::npos);
+}
+
+// Note [Methods that build a graph]: a method other than forward that
+// assigns an operation's result to a member saves it like forward would; the
+// member is no leaf, so an in-place write into it with grad on is allowed,
+// and the backward from the method's result throws.
+struct RecurrentImpl : torch::nn::Module {
+  RecurrentImpl() : in(register_module("in", torch::nn::Linear(3, 3))) {
+    h_ = torch::zeros({2, 3}, torch::kDouble);
+    in->to(torch::kDouble);
+  }
+  torch::Tensor step(const torch::Tensor &x) {
+    h_ = torch::tanh(in(x) + h_);
+    return h_ * 2;
+  }
+  torch::Tensor &hidden() { return h_; }
+  torch::nn::Linear in;
+  torch::Tensor h_;
+};
+TORCH_MODULE(Recurrent);
+
+TEST(AutogradFacts, AStateMemberAMethodSavedBreaksBackwardWhenReset) {
+  torch::manual_seed(5);
+  Recurrent policy;
+  torch::Tensor out = policy->step(torch::rand({2, 3}, torch::kDouble));
+  EXPECT_NO_THROW(policy->hidden().masked_fill_(
+      torch::tensor({true, false}).unsqueeze(1), 0.0));
+  EXPECT_NE(backwardError(out.sum()).find(ModifiedSavedTensor), std::string::npos);
+  // Reset after the backward instead: nothing is needed any more.
+  Recurrent fresh;
+  torch::Tensor again = fresh->step(torch::rand({2, 3}, torch::kDouble));
+  EXPECT_EQ(backwardError(again.sum()), "");
+  fresh->hidden().masked_fill_(torch::tensor({true, false}).unsqueeze(1), 0.0);
+}
+
 // Note [Members handed out by an accessor]: a module's method returning
 // `weight_.detach()` hands out the parameter's own storage and version
 // counter, so a write through what it returned breaks the backward of a

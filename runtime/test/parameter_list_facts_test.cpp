@@ -266,6 +266,26 @@ TEST(ParameterListFacts, NamedModulesTimesNamedParametersRepeatsNestedOnes) {
   EXPECT_TRUE(torch::allclose(inner->encoder->weight, before - 3));
 }
 
+// Note [Walks over modules]: Module::apply calls its function on the root
+// and then on every submodule, so a recursive parameters() inside it lists a
+// nested weight once per module on its path, as modules() does.
+TEST(ParameterListFacts, ApplyTimesRecursiveParametersRepeatsNestedOnes) {
+  auto root = std::make_shared<torch::nn::Module>();
+  EncoderHead inner = root->register_module("inner", EncoderHead());
+  std::vector<at::Tensor> collected, own;
+  std::vector<std::string> names;
+  root->apply([&](const std::string &name, torch::nn::Module &m) {
+    names.push_back(name);
+    for (const auto &p : m.parameters())
+      collected.push_back(p);
+    for (const auto &p : m.parameters(/*recurse=*/false))
+      own.push_back(p);
+  });
+  EXPECT_EQ(names.front(), "");
+  EXPECT_EQ(occurrences(collected, inner->encoder->weight), 3u);
+  EXPECT_EQ(occurrences(own, inner->encoder->weight), 1u);
+}
+
 // Note [Groups added on every pass of a loop]: add_param_group accepts a
 // group that repeats earlier groups' tensors, and each group steps them, so
 // a list that grows from pass to pass steps the first part once per pass.

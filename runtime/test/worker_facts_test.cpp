@@ -184,4 +184,18 @@ TEST(WorkerFacts, AQueuedParameterListSeesTheNextStep) {
   EXPECT_TRUE(torch::allclose(queue.front().front(), before - 1));
 }
 
+// A promise is a channel of one handle: the future's value shares the
+// storage that was set, so a later in-place write is what the waiting
+// worker reads.
+TEST(WorkerFacts, APromiseHandsOverTheStorageItWasSet) {
+  std::promise<torch::Tensor> handoff;
+  std::future<torch::Tensor> value = handoff.get_future();
+  torch::Tensor buf = torch::zeros({4});
+  handoff.set_value(buf);
+  buf.add_(1);
+  torch::Tensor got = value.get();
+  EXPECT_TRUE(got.is_same(buf));
+  EXPECT_EQ(got.sum().item<float>(), 4.0f);
+}
+
 } // namespace
