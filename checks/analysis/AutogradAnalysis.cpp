@@ -1,6 +1,7 @@
 //===- AutogradAnalysis.cpp - what autograd still needs in one function ---===//
 
 #include "AutogradAnalysis.h"
+#include "AliasAnalysis.h"
 #include "ModuleState.h"
 #include "ParameterSharing.h"
 #include "SavedTensors.h"
@@ -236,10 +237,6 @@ bool memberRequestsGrad(const FieldDecl *Field) {
   return false;
 }
 
-namespace {
-
-} // namespace
-
 bool carriesTensors(QualType Type) {
   return isTensorType(Type) || isTensorListType(Type) ||
          isTensorContainerType(Type) || isTensorRecordType(Type);
@@ -326,12 +323,9 @@ void AutogradAnalysis::collectReads(const Stmt *S, const ValueDecl *Result,
 /// The local container of tensors that Call puts its arguments into
 /// (`logps.push_back(x)`), or null.
 static const ValueDecl *containerPutInto(const CXXMemberCallExpr *Call) {
-  static constexpr llvm::StringLiteral Puts[] = {
-      "push_back", "emplace_back", "push_front", "emplace_front", "insert",
-      "emplace", "push"};
   const ValueDecl *Container = referencedDecl(Call->getImplicitObjectArgument());
   return Container && carriesTensors(Container->getType()) &&
-                 llvm::is_contained(Puts, calleeName(Call))
+                 isStoringMethod(Call->getMethodDecl())
              ? Container
              : nullptr;
 }
@@ -504,13 +498,6 @@ void AutogradAnalysis::collectSaves(const Stmt *S) {
     collectSaves(Child);
 }
 
-// Note [A forward inside a helper]
-// `auto loss = critic_loss(critic, real, fake);`, where the function of the
-// translation unit runs `critic->forward(...)` on its module parameter and
-// returns a tensor, runs the caller's module's forward as `critic(x)` would:
-// the call is a module call of the argument for the rules that need one
-// (Note [Module state written before backward]). Only a helper that never
-// disables grad mode, and one level of call, are followed.
 bool disablesGradMode(const FunctionDecl &Function) {
   bool Disables = false;
   forEachStmt(Function.getBody(), [&](const Stmt *S) {
@@ -519,6 +506,13 @@ bool disablesGradMode(const FunctionDecl &Function) {
   return Disables;
 }
 
+// Note [A forward inside a helper]
+// `auto loss = critic_loss(critic, real, fake);`, where the function of the
+// translation unit runs `critic->forward(...)` on its module parameter and
+// returns a tensor, runs the caller's module's forward as `critic(x)` would:
+// the call is a module call of the argument for the rules that need one
+// (Note [Module state written before backward]). Only a helper that never
+// disables grad mode, and one level of call, are followed.
 std::optional<ModuleCall> helperForward(const CallExpr *Call) {
   const FunctionDecl *Callee = Call->getDirectCallee();
   const FunctionDecl *Definition = nullptr;
@@ -799,10 +793,6 @@ const ValueDecl *AutogradAnalysis::viewedDecl(const Expr *E) const {
   return referencedDecl(stripViews(E));
 }
 
-/// The variable the call's result flows into: the one whose initializer, or
-/// the right-hand side of whose assignment, contains the call. Where the
-/// whole value is the call (or a view of its result), the variable holds the
-/// result, which ResultHolders records.
 const FieldDecl *AutogradAnalysis::memberAssignedResult(const CallExpr *Call) const {
   for (const Stmt *Parent = Parents.getParent(Call); isa_and_nonnull<Expr>(Parent);
        Parent = Parents.getParent(Parent)) {
@@ -818,6 +808,10 @@ const FieldDecl *AutogradAnalysis::memberAssignedResult(const CallExpr *Call) co
   return nullptr;
 }
 
+/// The variable the call's result flows into: the one whose initializer, or
+/// the right-hand side of whose assignment, contains the call. Where the
+/// whole value is the call (or a view of its result), the variable holds the
+/// result, which ResultHolders records.
 const ValueDecl *AutogradAnalysis::consumerOf(const CallExpr *Call) {
   const Stmt *Child = Call;
   for (const Stmt *Parent = Parents.getParent(Call); Parent;

@@ -119,14 +119,41 @@ bool isModuleTensorList(const CXXMemberCallExpr *Call) {
 
 } // namespace
 
+/// The definition, in the translation unit, of a user function; null for
+/// libtorch's, the standard library's or an unseen body.
+static const FunctionDecl *userDefinition(const FunctionDecl *Callee) {
+  const FunctionDecl *Definition = Callee ? Callee->getDefinition() : nullptr;
+  if (!Definition || !Definition->getBody() || isLibtorchDecl(Callee) ||
+      Callee->isInStdNamespace())
+    return nullptr;
+  return Definition;
+}
+
+/// The arguments of Call bound to the parameters of Definition, the
+/// function it calls, that Keep accepts; a member operator's call passes its
+/// object first, bound to no parameter.
+static llvm::SmallVector<const Expr *, 2>
+boundArguments(const CallExpr *Call, const FunctionDecl &Definition,
+               llvm::function_ref<bool(const ParmVarDecl *)> Keep) {
+  unsigned Skip = isa<CXXOperatorCallExpr>(Call) &&
+                          isa_and_nonnull<CXXMethodDecl>(Call->getDirectCallee())
+                      ? 1
+                      : 0;
+  llvm::SmallVector<const Expr *, 2> Bound;
+  for (unsigned I = 0;
+       I < Definition.getNumParams() && I + Skip < Call->getNumArgs(); ++I)
+    if (Keep(Definition.getParamDecl(I)))
+      Bound.push_back(Call->getArg(I + Skip));
+  return Bound;
+}
+
 /// Whether a method of the translation unit waits for something a member
 /// of its object holds (`cv_.wait(lock, ...)`, `thread_.join()`,
 /// `done_.get()`): `writer.flush()` orders what follows after the work the
 /// object's worker was handed (Note [Methods that queue their arguments]).
 static bool waitsOnMember(const CXXMethodDecl *Method) {
-  const FunctionDecl *Definition = Method->getDefinition();
-  if (!Definition || !Definition->getBody() || isLibtorchDecl(Method) ||
-      Method->isInStdNamespace())
+  const FunctionDecl *Definition = userDefinition(Method);
+  if (!Definition)
     return false;
   bool Waits = false;
   forEachStmt(
@@ -1230,32 +1257,12 @@ queueMemberOf(const Expr *Object, const FunctionDecl &Function) {
   return {Field, dyn_cast<CXXRecordDecl>(Field->getParent())};
 }
 
-/// The definition, in the translation unit, of the user function Call
-/// calls; null for libtorch's, the standard library's or an unseen body.
-static const FunctionDecl *userDefinition(const CallExpr *Call) {
-  const FunctionDecl *Callee = Call->getDirectCallee();
-  const FunctionDecl *Definition = Callee ? Callee->getDefinition() : nullptr;
-  if (!Definition || !Definition->getBody() || isLibtorchDecl(Callee) ||
-      Callee->isInStdNamespace())
-    return nullptr;
-  return Definition;
-}
-
-/// How many arguments of Call come before those bound to the callee's
-/// parameters: a member operator's call passes its object first.
-static unsigned objectArguments(const CallExpr *Call) {
-  return isa<CXXOperatorCallExpr>(Call) &&
-                 isa_and_nonnull<CXXMethodDecl>(Call->getDirectCallee())
-             ? 1
-             : 0;
-}
 
 std::optional<WorkerSpawn>
 WorkerRaceAnalysis::methodHandoff(const CallExpr *Call) const {
-  const FunctionDecl *Definition = userDefinition(Call);
+  const FunctionDecl *Definition = userDefinition(Call->getDirectCallee());
   if (!Definition)
     return std::nullopt;
-  unsigned Skip = objectArguments(Call);
   WorkerSpawn Handoff;
   forEachStmt(
       Definition->getBody(),
@@ -1267,16 +1274,13 @@ WorkerRaceAnalysis::methodHandoff(const CallExpr *Call) const {
             queueMemberOf(Store->getImplicitObjectArgument(), *Definition);
         if (!Field || !Class)
           return;
-        llvm::SmallVector<const Expr *, 2> Stored;
-        for (unsigned I = 0;
-             I < Definition->getNumParams() && I + Skip < Call->getNumArgs(); ++I) {
-          const ParmVarDecl *Param = Definition->getParamDecl(I);
-          if (sharedKind(Param->getType()) &&
-              llvm::any_of(Store->arguments(), [&](const Expr *Arg) {
-                return mentions(Arg, Param);
-              }))
-            Stored.push_back(Call->getArg(I + Skip));
-        }
+        llvm::SmallVector<const Expr *, 2> Stored =
+            boundArguments(Call, *Definition, [&](const ParmVarDecl *Param) {
+              return sharedKind(Param->getType()) &&
+                     llvm::any_of(Store->arguments(), [&](const Expr *Arg) {
+                       return mentions(Arg, Param);
+                     });
+            });
         const Expr *Reader =
             Stored.empty() ? nullptr : Workers.workerReading(Class, Field);
         std::optional<WorkerSpawn> Consumer =
@@ -1310,7 +1314,7 @@ WorkerRaceAnalysis::methodHandoff(const CallExpr *Call) const {
 // lambda) is taken to finish its worker before it returns.
 std::optional<WorkerSpawn>
 WorkerRaceAnalysis::helperSpawn(const CallExpr *Call) const {
-  const FunctionDecl *Definition = userDefinition(Call);
+  const FunctionDecl *Definition = userDefinition(Call->getDirectCallee());
   if (!Definition)
     return std::nullopt;
   bool Finishes = false;
@@ -1339,17 +1343,13 @@ WorkerRaceAnalysis::helperSpawn(const CallExpr *Call) const {
                     (Var && Var->isInitCapture() && mentions(Var->getInit(), Param));
            });
   };
-  unsigned Skip = objectArguments(Call);
   WorkerSpawn Spawn;
-  for (unsigned I = 0;
-       I < Definition->getNumParams() && I + Skip < Call->getNumArgs(); ++I) {
-    const ParmVarDecl *Param = Definition->getParamDecl(I);
-    if (sharedKind(Param->getType()) &&
-        (Captures(Param) || llvm::any_of(Inner->Args, [&](const Expr *Arg) {
-           return mentions(Arg, Param);
-         })))
-      Spawn.Args.push_back(Call->getArg(I + Skip));
-  }
+  Spawn.Args = boundArguments(Call, *Definition, [&](const ParmVarDecl *Param) {
+    return sharedKind(Param->getType()) &&
+           (Captures(Param) || llvm::any_of(Inner->Args, [&](const Expr *Arg) {
+              return mentions(Arg, Param);
+            }));
+  });
   if (Spawn.Args.empty())
     return std::nullopt;
   Spawn.Site = Call;
