@@ -187,7 +187,25 @@ void reportRace(ClangTidyCheck &Check, const WorkerRace &R,
         << R.Write->HolderCopy->getName() << S.Root->getName();
   std::string Root = "'" + S.Root->getName().str() + "'";
   std::string Written = Root;
-  if (S.Kind == SharedKind::Struct && R.Write->Member)
+  // Note [Holders built from tensors]: the write is of a tensor the shared
+  // holder holds.
+  const StorageUpdate::ThroughHolder *Through = nullptr;
+  for (const StorageUpdate::ThroughHolder &T : R.Write->ThroughHolders)
+    if (T.Holder == S.Root)
+      Through = &T;
+  if (Through) {
+    Check.diag(isa<DeclStmt>(Through->Site) ? Through->Holder->getLocation()
+                                            : Through->Site->getBeginLoc(),
+               "'%0' holds '%1' from here",
+               DiagnosticIDs::Note)
+        << (Through->Member ? S.Root->getName().str() + "." +
+                                  Through->Member->getName().str()
+                            : S.Root->getName().str())
+        << Through->Held->getName();
+  }
+  if (Through)
+    Written = "'" + Through->Held->getName().str() + "'";
+  else if (S.Kind == SharedKind::Struct && R.Write->Member)
     Written = "'" + S.Root->getName().str() + "." +
               R.Write->Member->getName().str() + "'";
   else if (Holder)
@@ -237,13 +255,25 @@ void reportRace(ClangTidyCheck &Check, const WorkerRace &R,
                               : "'%0' writes %1 in place here",
                DiagnosticIDs::Note)
         << R.Write->Operator << (Step ? Root : Written);
+  if (R.UseHeldSite)
+    Check.diag(isa<DeclStmt>(R.UseHeldSite) ? S.Root->getLocation()
+                                           : R.UseHeldSite->getBeginLoc(),
+               "'%0' holds '%1' from here", DiagnosticIDs::Note)
+        << (R.UseHeldMember ? S.Root->getName().str() + "." +
+                                  R.UseHeldMember->getName().str()
+                            : S.Root->getName().str())
+        << cast<DeclRefExpr>(R.Use)->getDecl()->getName();
+  // A use of a tensor the shared holder holds names that tensor.
+  const auto *UseRef = dyn_cast_or_null<DeclRefExpr>(R.Use);
+  if (UseRef && (!Holder || !isTensorType(UseRef->getDecl()->getType())))
+    UseRef = nullptr;
   if (R.Use)
     Check.diag(R.Use->getBeginLoc(),
                R.Kind == RaceKind::ChunksReadOthers
                    ? "a chunk reads '%0' outside its own part here"
                    : "the spawner uses '%0' here, before any join",
                DiagnosticIDs::Note)
-        << S.Root->getName();
+        << (UseRef ? UseRef->getDecl()->getName() : S.Root->getName());
 }
 
 } // namespace

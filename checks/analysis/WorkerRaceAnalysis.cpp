@@ -10,6 +10,7 @@
 #include "clang/AST/StmtCXX.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 #include <functional>
 
@@ -181,6 +182,178 @@ static bool isLockGuard(const VarDecl *Var) {
          llvm::StringRef(Type).contains("scoped_lock");
 }
 
+static const ValueDecl *reboundVariable(const Stmt *S);
+
+// Note [Holders built from tensors]
+// Copying a tensor into a container, a struct or an optional copies its
+// handle, so the holder shares the tensor's storage: a worker handed
+// `Batch b{obs, act}`, `std::optional<Tensor> held = x` or a map filled with
+// `m["x"] = x` reads what the spawner's `x.mul_(2)` writes, and a spawner
+// that reads `obs` sees what the worker writes through `b.obs`. A local
+// holder holds the tensors of its initializer (the elements of a braced
+// list, by member for a struct; the arguments of a constructor, by member
+// where the constructor's initializers show which; those of `make_pair`,
+// `make_tuple` and `make_optional`) and those its storing methods (`push_back`,
+// `emplace`, `insert`, ...) and assignments (`m[k] = x`, `b.obs = x`,
+// `opt = x`) put in it, and the holders put in it in turn. A tensor is
+// followed by the root the alias analysis gives it, so `x.clone()` puts in
+// no tensor of the spawner's. A holding lasts until the tensor's variable is
+// assigned another tensor (`x = next()`), in source order.
+void WorkerRaceAnalysis::noteHeld(const VarDecl *Holder, const Expr *E,
+                                  const FieldDecl *Member, const Stmt *Site) {
+  if (!E)
+    return;
+  E = E->IgnoreImplicit()->IgnoreParens();
+  if (isTensorType(E->getType())) {
+    const ValueDecl *Root = Analysis.evaluate(E, Environment).Root;
+    if (!Root)
+      Root = placeOf(E).Base;
+    if (Root && Root != Holder)
+      HeldIn[Root].push_back({Holder, Member, Site});
+    return;
+  }
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+    std::optional<SharedKind> Kind =
+        Var ? sharedKind(Var->getType()) : std::nullopt;
+    if (Var != Holder &&
+        (Kind == SharedKind::Container || Kind == SharedKind::Struct))
+      HeldIn[Var].push_back({Holder, Member, Site});
+    return;
+  }
+  if (const auto *List = dyn_cast<InitListExpr>(E)) {
+    const auto *Record = List->getType()->getAsCXXRecordDecl();
+    if (Record && !Record->isInStdNamespace() && !List->isTransparent()) {
+      unsigned I = Record->getNumBases();
+      for (const FieldDecl *Field : Record->fields()) {
+        if (Field->isUnnamedBitField())
+          continue;
+        if (I >= List->getNumInits())
+          break;
+        noteHeld(Holder, List->getInit(I++), Field, Site);
+      }
+      return;
+    }
+    for (const Expr *Init : List->inits())
+      noteHeld(Holder, Init, Member, Site);
+    return;
+  }
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+    // A constructor of the user's that initialises a member from a
+    // parameter puts that argument in that member.
+    const CXXConstructorDecl *Ctor = Construct->getConstructor();
+    const FunctionDecl *Definition = nullptr;
+    if (Ctor && !Ctor->getParent()->isInStdNamespace() &&
+        Ctor->hasBody(Definition)) {
+      for (const CXXCtorInitializer *Init :
+           cast<CXXConstructorDecl>(Definition)->inits()) {
+        const FieldDecl *Field = Init->getMember();
+        const auto *Ref = Field ? dyn_cast<DeclRefExpr>(skipHandleCopies(
+                                      Init->getInit()->IgnoreImplicit()))
+                                : nullptr;
+        const auto *Param =
+            Ref ? dyn_cast<ParmVarDecl>(Ref->getDecl()) : nullptr;
+        if (Param && Param->getFunctionScopeIndex() < Construct->getNumArgs())
+          noteHeld(Holder, Construct->getArg(Param->getFunctionScopeIndex()),
+                   Field, Site);
+      }
+      return;
+    }
+    for (const Expr *Arg : Construct->arguments())
+      noteHeld(Holder, Arg, Member, Site);
+    return;
+  }
+  if (const auto *Init = dyn_cast<CXXStdInitializerListExpr>(E)) {
+    noteHeld(Holder, Init->getSubExpr(), Member, Site);
+    return;
+  }
+  if (const auto *Call = dyn_cast<CallExpr>(E)) {
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    static constexpr llvm::StringLiteral Makers[] = {
+        "make_pair", "make_tuple", "make_optional", "move", "forward_as_tuple"};
+    if (Callee && Callee->isInStdNamespace() && Callee->getIdentifier() &&
+        llvm::is_contained(Makers, Callee->getName()))
+      for (const Expr *Arg : Call->arguments())
+        noteHeld(Holder, Arg, Member, Site);
+  }
+}
+
+/// The holders a statement puts a tensor in: a storing method of a local
+/// container (`v.push_back(x)`, `m.emplace("x", x)`), or an assignment to an
+/// element or member of a local holder, or to a local optional.
+void WorkerRaceAnalysis::noteStore(const Stmt *S) {
+  auto LocalHolder = [&](const Expr *E) -> const VarDecl * {
+    const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreImplicit()->IgnoreParens());
+    const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+    if (!Var || !Var->hasLocalStorage() || Var->getType()->isReferenceType())
+      return nullptr;
+    std::optional<SharedKind> Kind = sharedKind(Var->getType());
+    return Kind == SharedKind::Container || Kind == SharedKind::Struct ? Var
+                                                                       : nullptr;
+  };
+  if (const auto *Call = dyn_cast<CXXMemberCallExpr>(S)) {
+    const CXXMethodDecl *Method = Call->getMethodDecl();
+    if (!Method || !Method->getParent()->isInStdNamespace() ||
+        !(isStoringMethod(Method) ||
+          (Method->getIdentifier() && Method->getName() == "emplace")))
+      return;
+    if (const VarDecl *Holder = LocalHolder(Call->getImplicitObjectArgument()))
+      for (const Expr *Arg : Call->arguments())
+        noteHeld(Holder, Arg, nullptr, S);
+    return;
+  }
+  const auto *Assign = dyn_cast<CXXOperatorCallExpr>(S);
+  if (!Assign || Assign->getOperator() != OO_Equal || Assign->getNumArgs() != 2)
+    return;
+  // `opt = x` of a local optional.
+  if (const VarDecl *Holder = LocalHolder(Assign->getArg(0))) {
+    noteHeld(Holder, Assign->getArg(1), nullptr, S);
+    return;
+  }
+  // `m["x"] = x`, `b.obs = x`.
+  if (!isTensorType(Assign->getArg(0)->getType()))
+    return;
+  TensorPlace Place = placeOf(Assign->getArg(0));
+  if (const auto *Var = dyn_cast_or_null<VarDecl>(Place.Base);
+      Var && !Place.OfModule) {
+    std::optional<SharedKind> Kind = sharedKind(Var->getType());
+    if (Var->hasLocalStorage() && !Var->getType()->isReferenceType() &&
+        (Kind == SharedKind::Container || Kind == SharedKind::Struct))
+      noteHeld(Var, Assign->getArg(1), Place.Member, S);
+  }
+}
+
+/// The holders that hold Root at statement At, and those that hold them.
+llvm::SmallVector<std::pair<const ValueDecl *, WorkerRaceAnalysis::Holding>, 4>
+WorkerRaceAnalysis::holdersOf(const ValueDecl *Root, const Stmt *At) const {
+  llvm::SmallVector<std::pair<const ValueDecl *, Holding>, 4> Result;
+  llvm::SmallVector<const ValueDecl *, 4> Work = {Root};
+  while (!Work.empty()) {
+    const ValueDecl *Held = Work.pop_back_val();
+    auto It = HeldIn.find(Held);
+    if (It == HeldIn.end())
+      continue;
+    for (const Holding &H : It->second) {
+      // A holding ends where the tensor's variable is assigned another one.
+      SourceLocation From = H.Site->getBeginLoc(), To = At->getBeginLoc();
+      if (SM->isBeforeInTranslationUnit(To, From))
+        std::swap(From, To);
+      bool Rebound = llvm::any_of(Reassignments.lookup(Held), [&](const Stmt *S) {
+        return SM->isBeforeInTranslationUnit(From, S->getBeginLoc()) &&
+               SM->isBeforeInTranslationUnit(S->getBeginLoc(), To);
+      });
+      if (Rebound || H.Holder == Root ||
+          llvm::any_of(Result, [&](const auto &Seen) {
+            return Seen.second.Holder == H.Holder;
+          }))
+        continue;
+      Result.push_back({Held, H});
+      Work.push_back(H.Holder);
+    }
+  }
+  return Result;
+}
+
 void WorkerRaceAnalysis::collect(const Stmt *S) {
   if (!S)
     return;
@@ -191,6 +364,11 @@ void WorkerRaceAnalysis::collect(const Stmt *S) {
       if (const auto *Var = dyn_cast<VarDecl>(D)) {
         if (!Compounds.empty() && isLockGuard(Var))
           Locks.push_back({Var->getLocation(), Compounds.back()->getSourceRange()});
+        if (Var->getInit() && Var->hasLocalStorage() &&
+            !Var->getType()->isReferenceType())
+          if (std::optional<SharedKind> Kind = sharedKind(Var->getType());
+              Kind == SharedKind::Container || Kind == SharedKind::Struct)
+            noteHeld(Var, Var->getInit(), nullptr, Decl);
         if (Var->getInit() && (isTensorType(Var->getType()) ||
                                isTensorListType(Var->getType()))) {
           AliasValue Value = Analysis.evaluate(Var->getInit(), Environment);
@@ -207,6 +385,10 @@ void WorkerRaceAnalysis::collect(const Stmt *S) {
             Var && Var->isInitCapture() && Var->getInit() &&
             isTensorType(Var->getType()))
           Environment[Var] = Analysis.evaluate(Var->getInit(), Environment);
+  noteStore(S);
+  if (!isa<DeclStmt>(S))
+    if (const ValueDecl *Rebound = reboundVariable(S))
+      Reassignments[Rebound].push_back(S);
   if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
     if (isa<VarDecl>(Ref->getDecl()))
       References.push_back({rootOfReference(Ref), Ref});
@@ -445,6 +627,26 @@ WorkerRaceAnalysis::updatesOf(const FunctionAliasAnalysis &Owner,
     U->Member = Place.OfModule ? nullptr : Place.Member;
     U->HolderCopy = Place.HolderCopy;
     U->ElementIndex = Place.ElementIndex;
+    // Note [Holders built from tensors]: the write reaches the holders of
+    // what it writes, and a write of a holder's member the tensor put there.
+    for (const ValueDecl *Root : llvm::SmallVector<const ValueDecl *, 2>(U->Roots))
+      for (const auto &[Held, H] : holdersOf(Root, Call))
+        if (!llvm::is_contained(U->Roots, H.Holder)) {
+          U->Roots.push_back(H.Holder);
+          U->ThroughHolders.push_back({H.Holder, Held, H.Member, H.Site});
+          if (!U->Member)
+            U->Member = H.Member;
+        }
+    if (Place.Base && Place.Member && !Place.OfModule)
+      for (const auto &[Held, Holdings] : HeldIn)
+        for (const Holding &H : Holdings)
+          if (H.Holder == Place.Base && H.Member == Place.Member &&
+              isTensorType(Held->getType()) &&
+              !llvm::is_contained(U->Roots, Held) &&
+              llvm::any_of(holdersOf(Held, Call), [&](const auto &Reached) {
+                return Reached.second.Site == H.Site;
+              }))
+            U->Roots.push_back(Held);
     if (!U->Roots.empty())
       Result.push_back(std::move(U));
   };
@@ -981,7 +1183,8 @@ const Stmt *WorkerRaceAnalysis::useAfter(const WorkerSpawn &Spawn,
                                        const FieldDecl *Member) const {
   SourceRange Own = Spawn.Site->getSourceRange();
   for (const auto &[Referenced, Ref] : References) {
-    if (Referenced != Root || within(*SM, Ref->getLocation(), Own))
+    if ((Referenced != Root && !usesHolder(Referenced, Ref, Root, Member)) ||
+        within(*SM, Ref->getLocation(), Own))
       continue;
     // Another member of the struct is not this use.
     if (const FieldDecl *Used = MemberOf.lookup(Ref);
@@ -993,16 +1196,43 @@ const Stmt *WorkerRaceAnalysis::useAfter(const WorkerSpawn &Spawn,
   return nullptr;
 }
 
+/// Whether Ref, a reference to Referenced, reads the member Member of
+/// Holder (any of it when null), because Holder holds Referenced there (Note
+/// [Holders built from tensors]).
+bool WorkerRaceAnalysis::usesHolder(const ValueDecl *Referenced,
+                                    const DeclRefExpr *Ref,
+                                    const ValueDecl *Holder,
+                                    const FieldDecl *Member) const {
+  return Referenced &&
+         llvm::any_of(holdersOf(Referenced, Ref), [&](const auto &Reached) {
+           const Holding &H = Reached.second;
+           return H.Holder == Holder &&
+                  (!Member || !H.Member || H.Member == Member);
+         });
+}
+
 bool WorkerRaceAnalysis::workerUses(const WorkerSpawn &Spawn,
                                     const SharedValue &Shared,
                                     const FieldDecl *Member) const {
   // A lambda's parameter is a copy of the whole object.
   if (!Member || !Spawn.Lambda || Shared.BoundParam)
     return true;
+  // The capture's own initializer copies the whole object; the body shows
+  // which members the worker reads.
+  llvm::SmallPtrSet<const Expr *, 4> CaptureInits;
+  for (const Expr *Init : Spawn.Lambda->capture_inits()) {
+    if (const auto *Copy = dyn_cast_or_null<CXXConstructExpr>(
+            Init ? Init->IgnoreImplicit() : nullptr);
+        Copy && Copy->getNumArgs() == 1)
+      Init = Copy->getArg(0);
+    if (Init)
+      CaptureInits.insert(Init->IgnoreImplicit());
+  }
   return llvm::any_of(References, [&](const auto &Reference) {
     const auto &[Referenced, Ref] = Reference;
     const FieldDecl *Used = MemberOf.lookup(Ref);
     return Referenced == Shared.Root && (!Used || Used == Member) &&
+           !CaptureInits.contains(Ref) &&
            within(*SM, Ref->getLocation(), Spawn.Lambda->getSourceRange());
   });
 }
@@ -1097,6 +1327,12 @@ bool WorkerRaceAnalysis::findWorkerRace(const WorkerSpawn &Spawn,
     }
     if (const Stmt *Use = useAfter(Spawn, Shared.Root, Write->Member)) {
       Races.push_back({&Spawn, Shared, RaceKind::WorkerWrites, Write, Use});
+      if (const auto *Ref = dyn_cast<DeclRefExpr>(Use))
+        for (const auto &[Held, H] : holdersOf(Ref->getDecl(), Use))
+          if (H.Holder == Shared.Root) {
+            Races.back().UseHeldSite = H.Site;
+            Races.back().UseHeldMember = H.Member;
+          }
       return true;
     }
     // Note [Workers of a loop]

@@ -68,6 +68,16 @@ struct StorageUpdate {
   /// A method call that refills this member of its object, which Roots
   /// hold (Note [A member handed out and refilled]).
   const FieldDecl *RefilledMember = nullptr;
+  /// A holder the update reaches because it holds what the update writes
+  /// (Note [Holders built from tensors]), with that tensor or holder and
+  /// the statement that put it there.
+  struct ThroughHolder {
+    const ValueDecl *Holder;
+    const ValueDecl *Held;
+    const FieldDecl *Member;
+    const Stmt *Site;
+  };
+  llvm::SmallVector<ThroughHolder, 1> ThroughHolders;
 };
 
 /// How a shared value races.
@@ -90,6 +100,10 @@ struct WorkerRace {
   /// The spawner's later use, for WorkerWrites; a chunk's read outside its
   /// part, for ChunksReadOthers.
   const Stmt *Use = nullptr;
+  /// Where the shared holder got the tensor Use reads (Note [Holders built
+  /// from tensors]), and the member that holds it.
+  const Stmt *UseHeldSite = nullptr;
+  const FieldDecl *UseHeldMember = nullptr;
 };
 
 /// An in-place write, in a method, of a member that a worker started by
@@ -119,7 +133,8 @@ struct MemberWorkerRace {
 /// (`v[i]`), member (`b.images`) and view accesses, range-for variables,
 /// references, copies of the holder (`auto local = global;`) and
 /// `parameters()`; a tensor taken out of a struct into a variable by value is
-/// not followed back to the struct.
+/// not followed back to the struct. A local container, struct or optional
+/// built from tensors holds them (Note [Holders built from tensors]).
 ///
 /// Limitation: joins in other functions, condition variables and atomics are
 /// not seen; a loop around a join counts as joining even when it may skip it;
@@ -213,6 +228,8 @@ private:
                     const ValueDecl *Root) const;
   const Stmt *useAfter(const WorkerSpawn &Spawn, const ValueDecl *Root,
                        const FieldDecl *Member) const;
+  bool usesHolder(const ValueDecl *Referenced, const DeclRefExpr *Ref,
+                  const ValueDecl *Holder, const FieldDecl *Member) const;
   bool workerUses(const WorkerSpawn &Spawn, const SharedValue &Shared,
                   const FieldDecl *Member) const;
 
@@ -240,6 +257,25 @@ private:
   /// Calls of the translation unit's functions given a tensor, a holder of
   /// tensors or a module.
   std::vector<const CallExpr *> HelperCalls;
+  /// A local container, struct or optional that holds a tensor or another
+  /// holder, from the statement that put it there (Note [Holders built from
+  /// tensors]).
+  struct Holding {
+    const VarDecl *Holder = nullptr;
+    const FieldDecl *Member = nullptr; ///< The member of a struct holding it.
+    const Stmt *Site = nullptr;
+  };
+  llvm::DenseMap<const ValueDecl *, llvm::SmallVector<Holding, 2>> HeldIn;
+  /// The assignments (`x = ...`) of each variable, in source order.
+  llvm::DenseMap<const ValueDecl *, llvm::SmallVector<const Stmt *, 2>>
+      Reassignments;
+  void noteHeld(const VarDecl *Holder, const Expr *E, const FieldDecl *Member,
+                const Stmt *Site);
+  void noteStore(const Stmt *S);
+  /// The holders of Root at At, and those of the holders, each with what
+  /// it holds.
+  llvm::SmallVector<std::pair<const ValueDecl *, Holding>, 4>
+  holdersOf(const ValueDecl *Root, const Stmt *At) const;
   /// The spawning function's CFG; null when it cannot be built.
   std::unique_ptr<CFG> Graph;
   std::unique_ptr<ParentMap> Parents;
