@@ -583,6 +583,11 @@ void SharedParameterUpdateCheck::reportFill(const Expr *FillSite,
 static std::string stepName(const RegistrationStep &Step, ASTContext &AST) {
   if (!Step.Name.empty())
     return Step.Name;
+  // A helper's call: the module it is given.
+  if (const auto *Call = dyn_cast<CallExpr>(Step.Site); Call && Step.Returned)
+    for (const Expr *Arg : Call->arguments())
+      if (moduleImplOf(Arg->getType()))
+        return sourceText(skipModuleHandleCopies(Arg), AST);
   if (const auto *Call = dyn_cast<CXXMemberCallExpr>(Step.Site))
     if (const Expr *Object = Call->getImplicitObjectArgument())
       return sourceText(skipModuleHandleCopies(Object), AST);

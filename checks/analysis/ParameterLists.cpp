@@ -101,6 +101,12 @@ ParameterListBuilder::localList(const VarDecl *Var) {
   for (const CallExpr *Call : Index.Calls.lookup(Var))
     if (isContainerMutation(Call))
       Edits.push_back(Call);
+  // Note [Lists filled by a helper]
+  llvm::DenseMap<const CallExpr *, unsigned> Fills;
+  for (auto [Call, Arg] : Index.PassedByReference.lookup(Var)) {
+    if (Fills.try_emplace(Call, Arg).second)
+      Edits.push_back(Call);
+  }
   Edits.insert(Edits.end(), Assignments.begin(), Assignments.end());
   const SourceManager &SM = Sharing.AST.getSourceManager();
   llvm::stable_sort(Edits, [&](const CallExpr *A, const CallExpr *B) {
@@ -125,6 +131,14 @@ ParameterListBuilder::localList(const VarDecl *Var) {
       if (!Value)
         return std::nullopt;
       List = std::move(*Value);
+      continue;
+    }
+    if (auto Fill = Fills.find(Call); Fill != Fills.end()) {
+      std::optional<std::vector<ParameterEntry>> Filled =
+          filledList(Call, Fill->second, Var, std::move(List));
+      if (!Filled)
+        return std::nullopt;
+      List = std::move(*Filled);
       continue;
     }
     if (!applyListMutation(Call, List))
@@ -455,6 +469,17 @@ ParameterListBuilder::returnedList(const CallExpr *Call) {
   Count(Body);
   if (!Return || Returns != 1 || !Return->getRetValue())
     return std::nullopt;
+  return listInCallee(Call, Definition, 0,
+                      [&] { return parameterList(Return->getRetValue()); });
+}
+
+/// What Evaluate gives for a list of Definition, the callee of Call, with
+/// the callee's container and module parameters standing for what the call
+/// passes. The entries after the first Kept get the call as their first
+/// step.
+std::optional<std::vector<ParameterEntry>> ParameterListBuilder::listInCallee(
+    const CallExpr *Call, const FunctionDecl *Definition, size_t Kept,
+    llvm::function_ref<std::optional<std::vector<ParameterEntry>>()> Evaluate) {
   // Container parameters stand for the ranges the call passes.
   llvm::SmallVector<const VarDecl *, 2> Ranges;
   for (unsigned I = 0; I < Definition->getNumParams() && I < Call->getNumArgs();
@@ -489,9 +514,8 @@ ParameterListBuilder::returnedList(const CallExpr *Call) {
     for (const VarDecl *Param : Generic)
       Sharing.Bound.erase(Param);
   });
-  std::optional<std::vector<ParameterEntry>> List =
-      parameterList(Return->getRetValue());
-  if (!List)
+  std::optional<std::vector<ParameterEntry>> List = Evaluate();
+  if (!List || List->size() < Kept)
     return std::nullopt;
   llvm::DenseMap<const void *, ObjectKey> Substitution;
   for (auto &[Param, Argument] : *Arguments)
@@ -503,19 +527,50 @@ ParameterListBuilder::returnedList(const CallExpr *Call) {
     std::optional<ModuleValue> Value = Sharing.moduleValue(Object);
     if (!Value)
       Value = Sharing.moduleHolderValue(Object);
-    if (!Value)
+    const CXXRecordDecl *Class = Method->getMethodDecl()->getParent();
+    if (Value)
+      Substitution[Class] = Value->Identity;
+    else if (llvm::any_of(Class->fields(), [](const FieldDecl *Field) {
+               return !Field->getType()->isScalarType();
+             }))
+      // Its members may hold modules or tensors of the list, and we do not
+      // know the object.
       return std::nullopt;
-    Substitution[Method->getMethodDecl()->getParent()] = Value->Identity;
   }
   RegistrationStep Returned;
   Returned.Site = Call;
   Returned.Returned = true;
-  for (ParameterEntry &Entry : *List) {
+  for (ParameterEntry &Entry : llvm::drop_begin(*List, Kept)) {
     for (RegistrationStep &Step : Entry.Route)
       Step.Object = rebase(Step.Object, Substitution);
     Entry.Route.insert(Entry.Route.begin(), Returned);
   }
   return List;
+}
+
+// Note [Lists filled by a helper]
+// `add_params(ps, *model->encoder);`, where the helper takes the list by a
+// non-const reference and inserts into it, appends what the helper appends:
+// the helper's parameter stands for the list so far while the helper's own
+// mutations of it are applied (Note [Lists built step by step]), with the
+// helper's module parameters standing for the modules passed, as for a
+// returned list. A list given by non-const reference to a function with no
+// body here, or to one whose mutations cannot be followed (a
+// de-duplicating `erase`), is unknown from there on.
+std::optional<std::vector<ParameterEntry>>
+ParameterListBuilder::filledList(const CallExpr *Call, unsigned Arg,
+                                 const VarDecl *Var,
+                                 std::vector<ParameterEntry> SoFar) {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  const FunctionDecl *Definition = nullptr;
+  if (!Callee || !Callee->hasBody(Definition))
+    return std::nullopt;
+  const ParmVarDecl *Param = Definition->getParamDecl(
+      Arg - (isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Callee)));
+  size_t Kept = SoFar.size();
+  Sharing.CurrentLists[Var] = std::move(SoFar);
+  auto Restore = llvm::make_scope_exit([&] { Sharing.CurrentLists.erase(Var); });
+  return listInCallee(Call, Definition, Kept, [&] { return localList(Param); });
 }
 
 std::optional<std::vector<ParameterEntry>>

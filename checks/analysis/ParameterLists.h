@@ -70,6 +70,12 @@ private:
   std::optional<std::vector<ParameterEntry>> rangeList(const Expr *Begin,
                                                        const Expr *End);
   std::optional<std::vector<ParameterEntry>> returnedList(const CallExpr *Call);
+  std::optional<std::vector<ParameterEntry>> listInCallee(
+      const CallExpr *Call, const FunctionDecl *Definition, size_t Kept,
+      llvm::function_ref<std::optional<std::vector<ParameterEntry>>()> Evaluate);
+  std::optional<std::vector<ParameterEntry>>
+  filledList(const CallExpr *Call, unsigned Arg, const VarDecl *Var,
+             std::vector<ParameterEntry> SoFar);
   /// The range-for loops over module handles, between Call and the
   /// declaration of List, that Call runs once per iteration of and whose
   /// ranges are known, with those ranges (Note [Lists built over a range of

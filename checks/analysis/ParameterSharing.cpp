@@ -358,8 +358,24 @@ void ParameterSharingAnalysis::collectIndex(const Stmt *S,
     Index.RangeInits[For->getLoopVariable()] = For->getRangeInit();
     Index.RangeLoops[For->getLoopVariable()] = For;
   }
-  if (const auto *Call = dyn_cast<CallExpr>(S))
+  if (const auto *Call = dyn_cast<CallExpr>(S)) {
     Index.Places[Call] = Place;
+    // Note [Lists filled by a helper]
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    if (Callee && !isLibtorchDecl(Callee) && !Callee->isInStdNamespace()) {
+      unsigned Shift =
+          isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Callee);
+      for (unsigned I = Shift; I < Call->getNumArgs(); ++I) {
+        if (I - Shift >= Callee->getNumParams())
+          break;
+        QualType Type = Callee->getParamDecl(I - Shift)->getType();
+        if (Type->isLValueReferenceType() &&
+            !Type.getNonReferenceType().isConstQualified())
+          if (const VarDecl *Var = VarOf(Call->getArg(I)))
+            Index.PassedByReference[Var].push_back({Call, I});
+      }
+    }
+  }
   if (const auto *Apply = dyn_cast<CXXMemberCallExpr>(S);
       Apply && Apply->getNumArgs() >= 1 &&
       isLibtorchMethod(Apply->getMethodDecl(), "apply"))
@@ -1642,6 +1658,15 @@ ParameterSharingAnalysis::firstTie(const std::vector<ParameterEntry> &List) {
             Tie.First = RootB ? RootOf(A) : RootOf(B);
             Tie.Second = RootB ? &SB : &SA;
             Tie.Registration = RootB ? &SA : &SB;
+            // Both lists come from one statement of a helper called twice
+            // (Note [Lists filled by a helper]): the calls say which is which.
+            if (RootOf(A)->Site == RootOf(B)->Site && Diverge < A.Route.size() &&
+                Diverge < B.Route.size() && A.Route[Diverge].Returned &&
+                B.Route[Diverge].Returned) {
+              const ParameterEntry &Whole = RootB ? A : B, &Part = RootB ? B : A;
+              Tie.First = &Whole.Route[Diverge];
+              Tie.Second = &Part.Route[Diverge];
+            }
           } else if (SA.Site == SB.Site) {
             // One registration reached through two parents: the parents'
             // paths part where the sharing was introduced.

@@ -299,6 +299,12 @@ private:
   };
   struct FunctionIndex {
     llvm::DenseMap<const VarDecl *, std::vector<const CallExpr *>> Calls;
+    /// The calls that pass each variable to a non-const lvalue reference
+    /// parameter of a function of the user's, with the argument's index
+    /// (Note [Lists filled by a helper]).
+    llvm::DenseMap<const VarDecl *,
+                   std::vector<std::pair<const CallExpr *, unsigned>>>
+        PassedByReference;
     llvm::DenseSet<const VarDecl *> Reassigned;
     /// The assignments (`operator=`) of each variable, in order.
     llvm::DenseMap<const VarDecl *, std::vector<const CXXOperatorCallExpr *>> Assignments;
