@@ -417,12 +417,18 @@ AliasAnalysisContext::summary(const FunctionDecl *Callee) {
       continue;
     unsigned Index = Param->getFunctionScopeIndex();
     bool ThroughView = Write.Value.isView();
+    FunctionSummary::ParameterWrite Written{Index, Write.Call, ThroughView};
+    if (Write.Value.Rel == Relation::Detached) {
+      Written.DetachSite = Write.Value.AliasSite;
+      Written.DetachOperator = Write.Value.AliasOperator;
+    }
     auto Known = llvm::find_if(Summary->WrittenParameters,
                                [&](const auto &W) { return W.Index == Index; });
     if (Known == Summary->WrittenParameters.end())
-      Summary->WrittenParameters.push_back({Index, Write.Call, ThroughView});
-    else if (ThroughView && !Known->ThroughView)
-      *Known = {Index, Write.Call, true};
+      Summary->WrittenParameters.push_back(Written);
+    else if ((ThroughView && !Known->ThroughView) ||
+             (Written.DetachSite && !Known->DetachSite))
+      *Known = Written;
   }
   auto WritesMember = [&](const WriteEvent &Write) {
     const auto *Field = dyn_cast_or_null<FieldDecl>(Write.Value.Root);
@@ -1107,6 +1113,17 @@ void FunctionAliasAnalysis::recordEscapes(const Stmt *S,
     Escape(Arg, EscapeKind::Stored, NameOf(Container));
 }
 
+/// The name a diagnostic gives the callee: a lambda's call operator is the
+/// variable that holds the lambda (`clip(w)`).
+static std::string calleeName(const CallExpr *Call, const FunctionDecl *Callee) {
+  const auto *Method = dyn_cast<CXXMethodDecl>(Callee);
+  if (Method && Method->getParent()->isLambda() &&
+      isa<CXXOperatorCallExpr>(Call) && Call->getNumArgs() > 0)
+    if (const ValueDecl *Lambda = namedDecl(Call->getArg(0)))
+      return Lambda->getNameAsString();
+  return Callee->getNameAsString();
+}
+
 void FunctionAliasAnalysis::recordWrites(const CallExpr *Call,
                                          const AliasEnvironment &Environment,
                                          unsigned Block, unsigned Element) {
@@ -1175,9 +1192,18 @@ void FunctionAliasAnalysis::recordWrites(const CallExpr *Call,
     unsigned Arg = Param.Index + Offset;
     if (Arg >= Call->getNumArgs() || Param.Index >= Definition->getNumParams())
       continue;
-    WriteEvent &Write = Record(Call->getArg(Arg), Callee->getNameAsString());
+    WriteEvent &Write = Record(Call->getArg(Arg), calleeName(Call, Callee));
     Write.CalleeWrite = Param.Site;
     Write.CalleeParam = Definition->getParamDecl(Param.Index);
+    // Note [Helpers that write through data() or detach()]
+    // `renorm(w)`, where the helper writes `w.data().clamp_(...)`, writes the
+    // caller's tensor through a detached handle, as the same write in the
+    // caller would.
+    if (Param.DetachSite && Write.Value.Root && !Write.Value.isView()) {
+      Write.Value.Rel = Relation::Detached;
+      Write.Value.AliasSite = Param.DetachSite;
+      Write.Value.AliasOperator = Param.DetachOperator;
+    }
   }
 }
 

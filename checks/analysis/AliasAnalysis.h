@@ -187,6 +187,11 @@ struct FunctionSummary {
     /// For a written parameter: written through a view of it (Site is such
     /// a write), not only as a whole.
     bool ThroughView = false;
+    /// Written through its `data()` or `detach()` (Site is such a write,
+    /// DetachSite the call that detached it): Note [Helpers that write
+    /// through data() or detach()].
+    const Expr *DetachSite = nullptr;
+    llvm::StringRef DetachOperator;
   };
   std::vector<ParameterWrite> WrittenParameters;
   /// Parameters the function keeps beyond the call (Note [Escapes]).
