@@ -1,0 +1,82 @@
+// CASE: a trainer posts its per-class loss into a process-wide std::any
+//       blackboard read by a telemetry thread, then reweights the tensor in
+//       place for the next step before the end-of-step flush
+// SOURCE: the kind of code in robotics / RL stacks that share state between
+//         threads through a type-erased key-value blackboard singleton
+// KIND: near-miss
+// WHY-OK: what is posted is std::make_any<torch::Tensor>(per_class.clone()),
+//         a tensor of its own; the in-place reweighting does not reach it
+#include <torch/torch.h>
+
+#include <any>
+#include <cmath>
+#include <condition_variable>
+#include <iostream>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+
+namespace bb {
+
+class Blackboard {
+ public:
+  static Blackboard& instance() {
+    static Blackboard board;
+    return board;
+  }
+  void post(const std::string& key, std::any value) {
+    std::lock_guard<std::mutex> lock(mu_);
+    slots_[key] = std::move(value);
+  }
+  template <class T>
+  T read(const std::string& key) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return std::any_cast<T>(slots_.at(key));
+  }
+  void flush() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      flushed_ = true;
+    }
+    cv_.notify_all();
+  }
+  void wait_for_flush() {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [this] { return flushed_; });
+    flushed_ = false;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool flushed_ = false;
+  std::unordered_map<std::string, std::any> slots_;
+};
+
+}  // namespace bb
+
+int main() {
+  double logged = 0.0;
+  std::thread telemetry([&logged] {
+    auto& board = bb::Blackboard::instance();
+    board.wait_for_flush();
+    logged = board.read<torch::Tensor>("train/per_class_loss").sum().item<double>();
+  });
+
+  torch::Tensor per_class = torch::tensor({0.9, 0.4, 1.7}, torch::kDouble);
+  const double raw_sum = per_class.sum().item<double>();
+
+  bb::Blackboard::instance().post("train/per_class_loss",
+                                  std::make_any<torch::Tensor>(per_class.clone()));
+
+  per_class.div_(per_class.sum());
+
+  bb::Blackboard::instance().flush();
+  telemetry.join();
+
+  std::cout << "raw loss sum " << raw_sum << ", telemetry logged " << logged << "\n";
+  if (std::abs(logged - raw_sum) > 1e-9)
+    std::cout << "HARM: telemetry logged " << logged << " instead of " << raw_sum << "\n";
+  return 0;
+}
