@@ -11,6 +11,7 @@
 #include <string>
 #include <future>
 #include <mutex>
+#include <optional>
 #include <queue>
 #include <algorithm>
 #include <utility>
@@ -196,6 +197,29 @@ TEST(WorkerFacts, APromiseHandsOverTheStorageItWasSet) {
   torch::Tensor got = value.get();
   EXPECT_TRUE(got.is_same(buf));
   EXPECT_EQ(got.sum().item<float>(), 4.0f);
+}
+
+// A struct or optional built from a tensor copies its handle: the worker's
+// copy of the holder reads what the spawner later writes through the tensor
+// it was built from.
+TEST(WorkerFacts, AHolderBuiltFromATensorSharesItsStorage) {
+  struct Batch {
+    torch::Tensor obs, act;
+  };
+  torch::Tensor obs = torch::full({4}, 255.0), act = torch::zeros({4});
+  Batch b{obs, act};
+  std::optional<torch::Tensor> held = obs;
+  std::promise<void> written;
+  std::shared_future<void> ready = written.get_future().share();
+  auto worker = std::async(std::launch::async, [b, held, ready] {
+    ready.wait();
+    return std::make_pair(b.obs.sum().item<float>(), held->sum().item<float>());
+  });
+  obs.div_(255);
+  written.set_value();
+  auto [fromStruct, fromOptional] = worker.get();
+  EXPECT_FLOAT_EQ(fromStruct, 4.0f);
+  EXPECT_FLOAT_EQ(fromOptional, 4.0f);
 }
 
 } // namespace
