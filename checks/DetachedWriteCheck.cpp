@@ -10,6 +10,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMap.h"
+#include "clang/AST/ParentMapContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Lexer.h"
 
@@ -110,7 +111,8 @@ void DetachedWriteCheck::check(const MatchFinder::MatchResult &Result) {
             Reported.insert(Write.Call);
           continue;
         }
-      if (!mayReachSavedTensor(Write) || Chains.continuesReported(Write))
+      if (!mayReachSavedTensor(Write) || Chains.continuesReported(Write) ||
+          runsLater(Write, *Function))
         continue;
       bool Found = Write.Value.Rel == Relation::Detached
                        ? checkDetachedWrite(Write, Facts(), *Result.Context)
@@ -128,6 +130,92 @@ void DetachedWriteCheck::check(const MatchFinder::MatchResult &Result) {
   if (callsModuleAndBackward(Function->getBody(), Forward))
     checkModuleStateWrites(*Function, Facts(), Reported, *Result.Context);
   checkSequentialOrder(*Function);
+}
+
+// Note [Statements that only write through detach()]
+// `ema_(codebook.detach(), centroids, 0.99);` or `p.detach().mul_(0.5);` as
+// a statement of its own does nothing but write the tensor: the detached
+// handle is a temporary and the write's result is thrown away. Nobody writes
+// that believing detach() to copy, so the caller's tensor is the target on
+// purpose (as for output parameters, Note [Output parameters]); only a save
+// for backward or a later read of a holder still makes it a bug.
+static bool writesOnlyThrough(const WriteEvent &Write, ASTContext &AST) {
+  if (!Write.Value.AliasSite || Write.Owner->viewBinding(Write.Value.AliasSite))
+    return false;
+  DynTypedNode Node = DynTypedNode::create(*Write.Call);
+  for (unsigned Depth = 0; Depth < 16; ++Depth) {
+    DynTypedNodeList Parents = AST.getParents(Node);
+    if (Parents.empty())
+      return false;
+    const DynTypedNode &Parent = Parents[0];
+    if (Parent.get<CompoundStmt>())
+      return true;
+    const auto *E = Parent.get<Expr>();
+    if (!E)
+      return false;
+    // A chained call on the result (`.mul_(d).add_(v)`) is reached through
+    // its callee's member expression; as any other call's argument, the
+    // result is used.
+    bool Chained = isa<CXXMemberCallExpr>(E) && Node.get<MemberExpr>();
+    if (!Chained && !isa<ImplicitCastExpr, ExprWithCleanups,
+                         MaterializeTemporaryExpr, CXXBindTemporaryExpr,
+                         ParenExpr, MemberExpr>(E))
+      return false;
+    Node = Parent;
+  }
+  return false;
+}
+
+// Note [Lambdas stored for later]
+// A write in a lambda body runs when the lambda is called. A lambda handed
+// to a call (an algorithm, `parallel_for`, `apply`) runs during that call,
+// and one held by a local variable is taken to run where it is written; but
+// one stored in a member or a non-local (`pending_ = [cb] { ... };`) or
+// returned runs at a time this function does not show, typically after the
+// backward the module's caller runs. Its writes are not ordered against
+// this function's forward and backward.
+static bool storedForLater(const LambdaExpr *Lambda, ASTContext &AST) {
+  DynTypedNode Node = DynTypedNode::create(*Lambda);
+  for (unsigned Depth = 0; Depth < 8; ++Depth) {
+    DynTypedNodeList Parents = AST.getParents(Node);
+    if (Parents.empty())
+      return false;
+    Node = Parents[0];
+    if (const auto *E = Node.get<Expr>();
+        E && isa<ImplicitCastExpr, MaterializeTemporaryExpr, CXXBindTemporaryExpr,
+                 CXXConstructExpr, CXXFunctionalCastExpr, ExprWithCleanups,
+                 ParenExpr>(E))
+      continue;
+    if (Node.get<ReturnStmt>())
+      return true;
+    if (const auto *Assign = Node.get<CXXOperatorCallExpr>();
+        Assign && Assign->getOperator() == OO_Equal) {
+      const auto *Ref = dyn_cast<DeclRefExpr>(Assign->getArg(0)->IgnoreImplicit());
+      const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+      return !Var || !Var->hasLocalStorage();
+    }
+    return false;
+  }
+  return false;
+}
+
+bool DetachedWriteCheck::runsLater(const WriteEvent &Write,
+                                   const FunctionDecl &Function) {
+  for (const FunctionAliasAnalysis *Owner = Write.Owner;
+       Owner && Owner->function() != &Function; Owner = Owner->parent()) {
+    const auto *Method = dyn_cast_or_null<CXXMethodDecl>(Owner->function());
+    if (!Method || !Method->getParent()->isLambda())
+      return false;
+    const LambdaExpr *Lambda = nullptr;
+    forEachStmt(Function.getBody(), [&](const Stmt *S) {
+      if (const auto *L = dyn_cast<LambdaExpr>(S);
+          L && L->getLambdaClass() == Method->getParent())
+        Lambda = L;
+    });
+    if (Lambda && storedForLater(Lambda, Function.getASTContext()))
+      return true;
+  }
+  return false;
 }
 
 void DetachedWriteCheck::onEndOfTranslationUnit() {
@@ -179,7 +267,8 @@ bool DetachedWriteCheck::checkDetachedWrite(const WriteEvent &Write,
   const auto *Param = dyn_cast<ParmVarDecl>(Root);
   bool CallerInput =
       Param && !(Param->getType()->isLValueReferenceType() &&
-                 !Param->getType().getNonReferenceType().isConstQualified());
+                 !Param->getType().getNonReferenceType().isConstQualified()) &&
+      !writesOnlyThrough(Write, AST);
   // `h = h.detach(); h.masked_fill_(...)`: the variable was rebound to its
   // own detached handle, so reading it afterwards reads what was written on
   // purpose; only another holder of the old handle would see a surprise.

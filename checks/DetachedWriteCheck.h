@@ -30,6 +30,7 @@ private:
                           const AutogradAnalysis &Autograd, ASTContext &AST);
   bool checkInPlaceWrite(const WriteEvent &Write,
                          const AutogradAnalysis &Autograd);
+  bool runsLater(const WriteEvent &Write, const FunctionDecl &Function);
   void checkModuleStateWrites(const FunctionDecl &Function,
                               const AutogradAnalysis &Autograd,
                               const llvm::DenseSet<const Expr *> &Reported,

@@ -280,6 +280,8 @@ public:
   const FunctionDecl *function() const { return Function; }
   /// The outermost function, for a lambda body the function that holds it.
   const FunctionDecl *enclosingFunction() const { return Enclosing; }
+  /// For a lambda body, the analysis of the body that holds it.
+  const FunctionAliasAnalysis *parent() const { return Parent; }
   bool built() const { return Cfg != nullptr; }
 
   /// Every in-place write, including those in lambda bodies, in source order.

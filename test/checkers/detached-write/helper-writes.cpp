@@ -5,6 +5,8 @@
 
 #include <torch/torch.h>
 
+#include <functional>
+
 void clampRows(torch::Tensor &w) { w.data().clamp_(-1, 1); }
 
 // Weight clipping in a helper, between the forward and the backward.
@@ -47,18 +49,18 @@ void PositiveLambdaParameter(const torch::Tensor &x) {
   loss.backward();
 }
 
-// detach() of a saved result, in a helper: backward throws.
+// detach() of a saved result, in a helper: backward throws. The helper
+// alone is quiet: its statement does nothing but write the caller's tensor
+// (Note [Statements that only write through detach()]).
 void sharpen(const torch::Tensor &p) { p.detach().mul_(2); }
-// CHECK-NOTES: :[[@LINE-1]]:51: warning: 'mul_' writes through 'detach()' into parameter 'p'; 'detach()' shares the storage, it does not copy, so the caller's tensor changes too [libtorch-detached-write]
-// CHECK-NOTES: :[[@LINE-2]]:42: note: detached view of parameter 'p' created here by 'detach'
 
 void PositiveDetachOfSavedResult(const torch::Tensor &logits) {
   auto w = torch::randn({4}).requires_grad_();
   auto probs = torch::sigmoid(logits.mul(w));
   sharpen(probs);
   // CHECK-NOTES: :[[@LINE-1]]:3: warning: 'sharpen' writes through 'detach()' into local 'probs', which 'sigmoid' saved for backward; 'detach()' shares the storage and the version counter, so backward throws 'one of the variables needed for gradient computation has been modified by an inplace operation' [libtorch-detached-write]
-  // CHECK-NOTES: :[[@LINE-9]]:42: note: detached view of local 'probs' created here by 'detach'
-  // CHECK-NOTES: :[[@LINE-10]]:51: note: 'sharpen' writes its parameter 'p' in place here
+  // CHECK-NOTES: :[[@LINE-7]]:42: note: detached view of local 'probs' created here by 'detach'
+  // CHECK-NOTES: :[[@LINE-8]]:51: note: 'sharpen' writes its parameter 'p' in place here
   // CHECK-NOTES: :[[@LINE-5]]:16: note: 'sigmoid' saves its result for backward here
   probs.sum().backward();
 }
@@ -91,4 +93,27 @@ void NegativeNotSaved(const torch::Tensor &x) {
   auto loss = x.matmul(w).sum();
   clampRows(bias);
   loss.backward();
+}
+
+// Negative: a statement that only writes through detach(), and a lambda
+// stored for later (Note [Lambdas stored for later]).
+void emaUpdate(const torch::Tensor &target, const torch::Tensor &value) {
+  target.detach().mul_(0.99).add_(value, 0.01);
+}
+
+struct Quantizer : torch::nn::Module {
+  torch::Tensor codebook;
+  std::function<void()> pending;
+  torch::Tensor forward(const torch::Tensor &z) {
+    auto out = z.mm(codebook);
+    pending = [cb = codebook, z] { emaUpdate(cb, z.mean()); };
+    return out;
+  }
+};
+
+// Positive: the detached handle's write is kept.
+torch::Tensor PositiveWrittenResultUsed(const torch::Tensor &x) {
+  return x.detach().mul_(2);
+  // CHECK-NOTES: :[[@LINE-1]]:21: warning: 'mul_' writes through 'detach()' into parameter 'x'; 'detach()' shares the storage, it does not copy, so the caller's tensor changes too [libtorch-detached-write]
+  // CHECK-NOTES: :[[@LINE-2]]:12: note: detached view of parameter 'x' created here by 'detach'
 }
