@@ -105,7 +105,7 @@ struct Quantizer : torch::nn::Module {
   torch::Tensor codebook;
   std::function<void()> pending;
   torch::Tensor forward(const torch::Tensor &z) {
-    auto out = z.mm(codebook);
+    auto out = z.matmul(codebook);
     pending = [cb = codebook, z] { emaUpdate(cb, z.mean()); };
     return out;
   }
@@ -116,4 +116,5 @@ torch::Tensor PositiveWrittenResultUsed(const torch::Tensor &x) {
   return x.detach().mul_(2);
   // CHECK-NOTES: :[[@LINE-1]]:21: warning: 'mul_' writes through 'detach()' into parameter 'x'; 'detach()' shares the storage, it does not copy, so the caller's tensor changes too [libtorch-detached-write]
   // CHECK-NOTES: :[[@LINE-2]]:12: note: detached view of parameter 'x' created here by 'detach'
+  // CHECK-FIXES: return x.detach().clone().mul_(2);
 }
