@@ -55,7 +55,34 @@ std::optional<FixItHint> appendClone(const Expr *E, const SourceManager &SM,
       Lexer::getLocForEndOfToken(E->getEndLoc(), 0, SM, LangOpts);
   if (End.isInvalid())
     return std::nullopt;
-  return FixItHint::CreateInsertion(End, ".clone()");
+  // `.clone()` binds tighter than a prefix operator: `*opt` becomes
+  // `(*opt).clone()`.
+  const Expr *Inner = E->IgnoreImplicit();
+  while (const auto *Copy = dyn_cast<CXXConstructExpr>(Inner)) {
+    if (isa<CXXTemporaryObjectExpr>(Copy) || Copy->getNumArgs() != 1)
+      break;
+    Inner = Copy->getArg(0)->IgnoreImplicit();
+  }
+  bool Postfix = isa<DeclRefExpr, MemberExpr, ParenExpr, ArraySubscriptExpr,
+                     CXXFunctionalCastExpr, CXXTemporaryObjectExpr>(Inner);
+  if (const auto *Call = dyn_cast<CallExpr>(Inner)) {
+    const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
+    Postfix = !Op || Op->getOperator() == OO_Call ||
+              Op->getOperator() == OO_Subscript ||
+              Op->getOperator() == OO_Arrow;
+  }
+  if (Postfix)
+    return FixItHint::CreateInsertion(End, ".clone()");
+  // One hint can make only one edit: replace the expression's text.
+  std::string Text = Lexer::getSourceText(
+                         CharSourceRange::getTokenRange(E->getSourceRange()),
+                         SM, LangOpts)
+                         .str();
+  if (Text.empty())
+    return std::nullopt;
+  return FixItHint::CreateReplacement(
+      CharSourceRange::getTokenRange(E->getSourceRange()),
+      "(" + Text + ").clone()");
 }
 
 std::string sourceText(const Expr *E, const SourceManager &SM,

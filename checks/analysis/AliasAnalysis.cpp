@@ -809,6 +809,17 @@ FunctionAliasAnalysis::evaluate(const Expr *E,
   return temporary(Origin::Unknown);
 }
 
+/// `std::optional<Tensor>` or `c10::optional<Tensor>`.
+static bool isOptionalTensor(QualType Type) {
+  const auto *Spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
+      Type.getNonReferenceType()->getAsCXXRecordDecl());
+  return Spec && Spec->getIdentifier() && Spec->getName() == "optional" &&
+         (Spec->isInStdNamespace() || isLibtorchDecl(Spec)) &&
+         Spec->getTemplateArgs().size() == 1 &&
+         Spec->getTemplateArgs()[0].getKind() == TemplateArgument::Type &&
+         isTensorType(Spec->getTemplateArgs()[0].getAsType());
+}
+
 AliasValue
 FunctionAliasAnalysis::evaluateCall(const CallExpr *Call,
                                     const AliasEnvironment &Environment) const {
@@ -906,6 +917,30 @@ FunctionAliasAnalysis::evaluateCall(const CallExpr *Call,
     AliasValue Element = evaluate(Object, Environment);
     Element.IsList = false;
     return Element;
+  }
+  // Note [Optional tensors]
+  // `*rank_`, `rank_.value()` and `rank_->` of a `std::optional<Tensor>` (or
+  // c10::optional) are the tensor it holds, so two of them name one
+  // storage: the optional variable or member is the root, as a tensor
+  // variable or member would be.
+  if (Object && isOptionalTensor(Object->getType()) &&
+      isTensorType(Call->getType()) &&
+      (isa<CXXOperatorCallExpr>(Call) ||
+       (Callee->getIdentifier() && Callee->getName() == "value"))) {
+    const Expr *Holder = Object->IgnoreParenImpCasts();
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(Holder))
+      if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
+        return variableValue(Var, Environment);
+    if (const auto *Member = dyn_cast<MemberExpr>(Holder))
+      if (const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl())) {
+        AliasValue Value;
+        Value.Root = Field;
+        Value.OwnMember = isa<CXXThisExpr>(Member->getBase()->IgnoreImplicit());
+        Value.RootOrigin = Member->isArrow() || Value.OwnMember
+                               ? Origin::ObjectState
+                               : Origin::Unknown;
+        return Value;
+      }
   }
 
   if (!isTracked(Call->getType()))
