@@ -48,7 +48,30 @@ bool isTensorDictType(QualType Type) {
          isTensorType(Args[1].getAsType());
 }
 
+/// The object a smart pointer (`std::shared_ptr<const Batch>`) or a raw
+/// pointer points to.
+QualType pointee(QualType Type) {
+  Type = Type.getNonReferenceType();
+  if (Type->isPointerType())
+    return Type->getPointeeType();
+  const auto *Spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
+      Type->getAsCXXRecordDecl());
+  if (Spec && Spec->isInStdNamespace() && Spec->getIdentifier() &&
+      (Spec->getName() == "shared_ptr" || Spec->getName() == "unique_ptr") &&
+      Spec->getTemplateArgs().size() >= 1 &&
+      Spec->getTemplateArgs()[0].getKind() == TemplateArgument::Type)
+    return Spec->getTemplateArgs()[0].getAsType();
+  return QualType();
+}
+
 std::optional<SharedKind> sharedKind(QualType Type) {
+  // A pointer to a struct or container of tensors shares the object: Note
+  // [Holders built from tensors].
+  if (QualType Pointee = pointee(Type);
+      !Pointee.isNull() && !moduleImplOf(Type) &&
+      (isTensorContainerType(Pointee) || isTensorRecordType(Pointee)))
+    return isTensorRecordType(Pointee) ? SharedKind::Struct
+                                       : SharedKind::Container;
   if (isTensorType(Type))
     return SharedKind::Tensor;
   if (isTensorContainerType(Type) || isTensorDictType(Type))
@@ -392,11 +415,16 @@ void WorkerRaceAnalysis::collect(const Stmt *S) {
   if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
     if (isa<VarDecl>(Ref->getDecl()))
       References.push_back({rootOfReference(Ref), Ref});
-  if (const auto *Member = dyn_cast<MemberExpr>(S))
-    if (const auto *Object =
-            dyn_cast<DeclRefExpr>(Member->getBase()->IgnoreImplicit()))
+  if (const auto *Member = dyn_cast<MemberExpr>(S)) {
+    // `b.obs`, `batch->obs` through a pointer.
+    const Expr *Base = Member->getBase()->IgnoreImplicit();
+    if (const auto *Arrow = dyn_cast<CXXOperatorCallExpr>(Base);
+        Arrow && Arrow->getOperator() == OO_Arrow)
+      Base = Arrow->getArg(0)->IgnoreImplicit();
+    if (const auto *Object = dyn_cast<DeclRefExpr>(Base))
       if (const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl()))
         MemberOf[Object] = Field;
+  }
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(S))
     if (const CXXMethodDecl *Method = Member->getMethodDecl();
         Method && Method->getIdentifier() &&
@@ -449,6 +477,13 @@ static const Expr *copiedFrom(const VarDecl *Var) {
   if (isTensorType(Var->getType()))
     return nullptr;
   const Expr *Init = skipModuleHandleCopies(Var->getInit());
+  // `[batch = std::move(batch)]` moves the handle: the same object.
+  if (const auto *Move = dyn_cast<CallExpr>(Init);
+      Move && Move->getNumArgs() == 1 && Move->getDirectCallee() &&
+      Move->getDirectCallee()->isInStdNamespace() &&
+      Move->getDirectCallee()->getIdentifier() &&
+      Move->getDirectCallee()->getName() == "move")
+    Init = Move->getArg(0)->IgnoreImplicit();
   if (const auto *Call = dyn_cast<CXXMemberCallExpr>(Init);
       Call && isTensorListType(Var->getType()) && isModuleTensorList(Call))
     return Init;
@@ -482,6 +517,13 @@ WorkerRaceAnalysis::placeOf(const Expr *E, unsigned Depth) const {
   bool OfModule = false;
   for (; E && Depth < 16; ++Depth) {
     E = OfModule ? skipModuleHandleCopies(E) : skipHandleCopies(E);
+    // A copy or conversion of a pointer (`shared_ptr<const Batch>` from a
+    // `shared_ptr<Batch>`) points to the same object.
+    if (const auto *Copy = dyn_cast<CXXConstructExpr>(E);
+        Copy && Copy->getNumArgs() == 1 && !pointee(Copy->getType()).isNull()) {
+      E = Copy->getArg(0);
+      continue;
+    }
     if (const auto *Call = dyn_cast<CallExpr>(E)) {
       if (std::optional<TensorCall> Tensor = resolveTensorCall(Call, Table)) {
         E = Tensor->aliasedArgument();
@@ -540,8 +582,20 @@ WorkerRaceAnalysis::placeOf(const Expr *E, unsigned Depth) const {
         E = Object;
         continue;
       }
-      if (Access->isArrow())
-        return Place;
+      if (Access->isArrow()) {
+        // `batch->images` through a pointer to a struct of tensors: the
+        // pointer variable stands for the struct.
+        const Expr *Pointer = Object->IgnoreImplicit();
+        if (const auto *Arrow = dyn_cast<CXXOperatorCallExpr>(Pointer);
+            Arrow && Arrow->getOperator() == OO_Arrow)
+          Pointer = Arrow->getArg(0)->IgnoreImplicit();
+        if (pointee(Pointer->getType()).isNull() ||
+            !isTensorRecordType(pointee(Pointer->getType())))
+          return Place;
+        Member = Field;
+        E = Pointer;
+        continue;
+      }
       // `kv.second` of a std::pair: the element, not a member of a struct.
       if (!Field->getParent()->isInStdNamespace())
         Member = Field;

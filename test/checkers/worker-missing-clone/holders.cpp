@@ -7,6 +7,7 @@
 
 #include <future>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
@@ -141,4 +142,49 @@ void NegativeOtherMemberWrittenDirectly(torch::Tensor obs, torch::Tensor act) {
   std::thread t([b] { consume(b.act); });
   b.obs.div_(255);
   t.join();
+}
+
+// A pointer to a struct of tensors shares the struct: the worker holds the
+// same object the spawner normalises through its own pointer.
+void PositiveSharedPointerCaptured(std::shared_ptr<Batch> batch) {
+  std::thread t([batch] { consume(batch->obs); });
+  // CHECK-NOTES: :[[@LINE-1]]:18: warning: by-value capture 'batch' holds tensors that share their storage with worker entry point 'std::thread' and the spawner writes them in place before the worker is joined [libtorch-worker-missing-clone]
+  // CHECK-NOTES: :[[@LINE+1]]:14: note: 'div_' writes 'batch.obs' in place here
+  batch->obs.div_(255);
+  t.join();
+}
+
+// The pointer moved into a method that starts the worker and keeps it.
+struct Preview {
+  std::thread worker_;
+  void show(std::shared_ptr<const Batch> batch) {
+    worker_ = std::thread([this, batch = std::move(batch)] { consume(batch->obs); });
+  }
+  void finish() { worker_.join(); }
+};
+
+void PositivePointerHandedToMethod(Preview &preview) {
+  auto batch = std::make_shared<Batch>();
+  batch->obs = torch::rand({4});
+  preview.show(batch);
+  // CHECK-NOTES: :[[@LINE-1]]:16: warning: argument 'batch' holds tensors that share their storage with worker entry point 'std::thread' and the spawner writes them in place before the worker is joined [libtorch-worker-missing-clone]
+  // CHECK-NOTES: :[[@LINE-10]]:15: note: 'show' starts this worker with them and returns without joining it
+  // CHECK-NOTES: :[[@LINE+1]]:14: note: 'sub_' writes 'batch.obs' in place here
+  batch->obs.sub_(0.5);
+  preview.finish();
+}
+
+// Negative: through the pointer, the spawner writes a member the worker
+// does not read.
+void NegativePointerOtherMember(std::shared_ptr<Batch> batch) {
+  std::thread t([batch] { consume(batch->act); });
+  batch->obs.div_(255);
+  t.join();
+}
+
+// Negative: a raw pointer to a struct, joined before the write.
+void NegativeRawPointerJoined(Batch *batch) {
+  std::thread t([batch] { consume(batch->obs); });
+  t.join();
+  batch->obs.div_(255);
 }
