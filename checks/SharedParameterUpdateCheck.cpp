@@ -128,7 +128,9 @@ static StatementMatcher sinkMatcher() {
                              // `for (auto &p : model->parameters())`
                              cxxForRangeStmt(),
                              // `for (size_t i = 0; ...) params[i].sub_(...)`
-                             forStmt(), whileStmt()))
+                             forStmt(), whileStmt(),
+                             // Note [Algorithms over a list]
+                             callExpr(callee(functionDecl(hasName("::std::for_each"))))))
                         .bind(LoopId);
   // `module->weight = tensor` on a member.
   auto MemberAssignment =
@@ -732,7 +734,7 @@ void SharedParameterUpdateCheck::checkHelperCall(const CallExpr *Call,
   // (a hand-written optimizer's step) is a sink too.
   bool Reported = false;
   forEachStmt(Definition->getBody(), [&](const Stmt *S) {
-    if (Reported || !isa<CXXForRangeStmt, ForStmt, WhileStmt>(S))
+    if (Reported || !elementLoop(S).Body)
       return;
     std::optional<LoopUpdate> Update = findLoopUpdate(S, analysis(AST));
     if (!Update)

@@ -493,22 +493,46 @@ ParameterSharingAnalysis::classModel(const CXXRecordDecl *Impl,
   Model->Identity.Root = Impl;
   Model->Impl = Impl;
   Building.push_back({Impl, Model.get()});
-  for (const CXXCtorInitializer *Init : Ctor->inits()) {
-    const Expr *Value = Init->getInit();
-    if (const auto *Default = dyn_cast_or_null<CXXDefaultInitExpr>(Value))
-      Value = Default->getExpr();
-    if (Init->isMemberInitializer() && Value)
-      bindField(Init->getMember(), Value, *Model, false);
-  }
-  readStatement(Ctor->getBody(), *Model, nullptr);
+  readConstructor(Ctor, *Model, 0);
   Building.pop_back();
   return (Models[Ctor] = std::move(Model)).get();
 }
 
+// Note [Modules built by a base class]
+// A module class derived from another module class of the user's
+// (`ClassifierImpl : EncoderImpl`) is first built by the base's constructor:
+// its registrations are the object's own, and a derived constructor that
+// registers an inherited member again (`register_module("backbone_proj",
+// proj)`) registers the module the base did.
+void ParameterSharingAnalysis::readConstructor(const CXXConstructorDecl *Ctor,
+                                               ModuleValue &Model,
+                                               unsigned Level) {
+  for (const CXXCtorInitializer *Init : Ctor->inits()) {
+    const Expr *Value = Init->getInit();
+    if (const auto *Default = dyn_cast_or_null<CXXDefaultInitExpr>(Value))
+      Value = Default->getExpr();
+    if (Init->isBaseInitializer() && Level < 4) {
+      const auto *Construct =
+          dyn_cast_or_null<CXXConstructExpr>(Value ? Value->IgnoreImplicit() : nullptr);
+      const FunctionDecl *Definition = nullptr;
+      if (Construct && Construct->getConstructor() &&
+          !isLibtorchDecl(Construct->getConstructor()) &&
+          Construct->getConstructor()->hasBody(Definition))
+        readConstructor(cast<CXXConstructorDecl>(Definition), Model, Level + 1);
+      continue;
+    }
+    if (Init->isMemberInitializer() && Value)
+      bindField(Init->getMember(), Value, Model, false);
+  }
+  readStatement(Ctor->getBody(), Model, nullptr);
+}
+
 const ModuleValue *
 ParameterSharingAnalysis::modelOfThis(const CXXRecordDecl *Impl) {
+  // A member of a base class is the object's own while the derived
+  // class's constructor runs (Note [Modules built by a base class]).
   for (const auto &[Record, Model] : llvm::reverse(Building))
-    if (Record == Impl)
+    if (Record == Impl || Record->isDerivedFrom(Impl))
       return Model;
   return classModel(Impl, std::nullopt);
 }
@@ -772,6 +796,8 @@ ParameterSharingAnalysis::moduleHolderValue(const Expr *E) {
                    freshKey(Var));
 }
 
+static const VarDecl *returnedStatic(const CallExpr *Call);
+
 std::optional<ModuleValue>
 ParameterSharingAnalysis::moduleValue(const Expr *E) {
   if (!E || Depth > 24)
@@ -830,8 +856,42 @@ ParameterSharingAnalysis::moduleValue(const Expr *E) {
                        llvm::ArrayRef(Call->getArgs(), Call->getNumArgs()),
                        freshKey(E));
   }
+  // Note [Modules kept in a static]
+  // A function that returns a static (`static Linear router(8, 1); return
+  // router;`) or a global returns the same module at every call: one
+  // identity, the variable's, wherever it is called.
+  if (const auto *Call = dyn_cast<CallExpr>(E))
+    if (const VarDecl *Kept = returnedStatic(Call))
+      return construct(E, Impl, {}, ObjectKey{Kept, {}}, false);
   // Any other call (`m->clone()`, a factory): a module of its own.
   return construct(E, Impl, {}, freshKey(E), false);
+}
+
+/// The static local or global that every `return` of Call's callee, a
+/// function of the translation unit, returns; null if there is none.
+static const VarDecl *returnedStatic(const CallExpr *Call) {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  const FunctionDecl *Definition = nullptr;
+  if (!Callee || isLibtorchDecl(Callee) || Callee->isInStdNamespace() ||
+      !Callee->hasBody(Definition))
+    return nullptr;
+  const VarDecl *Kept = nullptr;
+  bool Other = false;
+  forEachStmt(Definition->getBody(), [&](const Stmt *S) {
+    const auto *Return = dyn_cast<ReturnStmt>(S);
+    if (!Return)
+      return;
+    const auto *Ref = dyn_cast_or_null<DeclRefExpr>(
+        Return->getRetValue() ? skipModuleHandleCopies(Return->getRetValue())
+                              : nullptr);
+    const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+    if (!Var || !(Var->isStaticLocal() || Var->hasGlobalStorage()) ||
+        (Kept && Kept != Var))
+      Other = true;
+    else
+      Kept = Var;
+  });
+  return Other ? nullptr : Kept;
 }
 
 std::optional<ParameterSharingAnalysis::ContainerFill>

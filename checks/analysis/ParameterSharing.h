@@ -327,6 +327,8 @@ private:
     llvm::SmallVector<const ValueDecl *, 2> Bound;
   };
   std::optional<ModuleWalk> moduleWalkOf(const VarDecl *Module);
+  void readConstructor(const CXXConstructorDecl *Ctor, ModuleValue &Model,
+                       unsigned Level);
   static void collectIndex(const Stmt *S, FunctionIndex &Index,
                            CallPlace Place);
   std::optional<ModuleElements> mapElements(const VarDecl *Map,

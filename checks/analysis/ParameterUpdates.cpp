@@ -148,15 +148,51 @@ bool skipsSeenEntries(const Stmt *Body, const VarDecl *Variable) {
 
 } // namespace
 
+// Note [Algorithms over a list]
+// `std::for_each(params.begin(), params.end(), [&](Tensor &p) { ... })`
+// is a range-for over `params` whose body is the lambda's and whose
+// variable is the lambda's parameter.
+ElementLoop elementLoop(const Stmt *Loop) {
+  if (const auto *RangeFor = dyn_cast<CXXForRangeStmt>(Loop))
+    return {RangeFor->getBody(), RangeFor->getLoopVariable(),
+            RangeFor->getRangeInit()};
+  if (const auto *For = dyn_cast<ForStmt>(Loop))
+    return {For->getBody(), nullptr, nullptr};
+  if (const auto *While = dyn_cast<WhileStmt>(Loop))
+    return {While->getBody(), nullptr, nullptr};
+  const auto *Call = dyn_cast<CallExpr>(Loop);
+  const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+  if (!Callee || !Callee->isInStdNamespace() || !Callee->getIdentifier() ||
+      Callee->getName() != "for_each" || Call->getNumArgs() != 3)
+    return {};
+  auto RangeOf = [](const Expr *Iterator, llvm::StringRef Name) -> const Expr * {
+    const auto *Member =
+        dyn_cast<CXXMemberCallExpr>(Iterator->IgnoreImplicit());
+    const CXXMethodDecl *Method = Member ? Member->getMethodDecl() : nullptr;
+    return Method && Method->getIdentifier() && Method->getName() == Name
+               ? Member->getImplicitObjectArgument()
+               : nullptr;
+  };
+  const Expr *Begin = RangeOf(Call->getArg(0), "begin");
+  const Expr *End = RangeOf(Call->getArg(1), "end");
+  const LambdaExpr *Lambda = nullptr;
+  forEachStmt(Call->getArg(2), [&](const Stmt *S) {
+    if (!Lambda)
+      Lambda = dyn_cast<LambdaExpr>(S);
+  });
+  if (!Begin || !End || !Lambda || Lambda->getCallOperator()->getNumParams() != 1 ||
+      namedDecl(Begin) != namedDecl(End) || !namedDecl(Begin))
+    return {};
+  return {Lambda->getBody(), Lambda->getCallOperator()->getParamDecl(0), Begin};
+}
+
 std::optional<LoopUpdate> findLoopUpdate(const Stmt *Loop,
                                          ParameterSharingAnalysis &Sharing) {
   const OperatorTable &Ops = Sharing.table();
-  const auto *RangeFor = dyn_cast<CXXForRangeStmt>(Loop);
-  const Stmt *Body = RangeFor ? RangeFor->getBody()
-                     : isa<ForStmt>(Loop) ? cast<ForStmt>(Loop)->getBody()
-                                          : cast<WhileStmt>(Loop)->getBody();
+  ElementLoop Shape = elementLoop(Loop);
+  const Stmt *Body = Shape.Body;
   std::optional<LoopUpdate> Found;
-  if (RangeFor && skipsSeenEntries(Body, RangeFor->getLoopVariable()))
+  if (!Body || (Shape.Variable && skipsSeenEntries(Body, Shape.Variable)))
     return Found;
   // The first in-place update of the loop's parameter, and the list it
   // comes from.
@@ -172,10 +208,10 @@ std::optional<LoopUpdate> findLoopUpdate(const Stmt *Loop,
           const Expr *List = nullptr;
           const ValueDecl *Parameter = nullptr;
           bool ModuleLoop = false;
-          if (RangeFor) {
+          if (Shape.Variable) {
             const auto *Ref = dyn_cast_or_null<DeclRefExpr>(Target);
-            if (Ref && Ref->getDecl() == RangeFor->getLoopVariable()) {
-              List = RangeFor->getRangeInit();
+            if (Ref && Ref->getDecl() == Shape.Variable) {
+              List = Shape.Range;
               Parameter = Ref->getDecl();
               if (Sharing.moduleLoopParameters(List) ||
                   Sharing.recursiveModuleLoop(List))

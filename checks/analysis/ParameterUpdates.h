@@ -105,7 +105,8 @@ struct LoopUpdate {
 };
 
 /// The first in-place update of the loop variable's parameter in Loop's body
-/// (a range-for, for or while loop), if there is one.
+/// (a range-for, for or while loop, or a `std::for_each` with a lambda:
+/// Note [Algorithms over a list]), if there is one.
 ///
 /// Problem: a loop that updates every parameter of a list in place (a
 /// hand-written SGD step, a weight decay) updates a tensor that the list
@@ -120,6 +121,17 @@ struct LoopUpdate {
 ///
 /// Limitation: the index of `params[i]` is not compared with the loop's
 /// counter, and updates through a helper function are not seen.
+/// A loop over the elements of a list: its body, and for a range-for or a
+/// `std::for_each` with a lambda (Note [Algorithms over a list]) the
+/// variable bound to each element and the list. Body is null for a
+/// statement that is no such loop.
+struct ElementLoop {
+  const Stmt *Body = nullptr;
+  const VarDecl *Variable = nullptr;
+  const Expr *Range = nullptr;
+};
+ElementLoop elementLoop(const Stmt *Loop);
+
 std::optional<LoopUpdate> findLoopUpdate(const Stmt *Loop,
                                          ParameterSharingAnalysis &Sharing);
 
