@@ -249,7 +249,7 @@ void WorkerRaceAnalysis::noteHeld(const VarDecl *Holder, const Expr *E,
     if (Record && !Record->isInStdNamespace() && !List->isTransparent()) {
       unsigned I = Record->getNumBases();
       for (const FieldDecl *Field : Record->fields()) {
-        if (Field->isUnnamedBitField())
+        if (Field->isBitField() && !Field->getIdentifier())
           continue;
         if (I >= List->getNumInits())
           break;
