@@ -10,7 +10,6 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMap.h"
-#include "clang/AST/ParentMapContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Lexer.h"
 
@@ -139,27 +138,27 @@ void DetachedWriteCheck::check(const MatchFinder::MatchResult &Result) {
 // that believing detach() to copy, so the caller's tensor is the target on
 // purpose (as for output parameters, Note [Output parameters]); only a save
 // for backward or a later read of a holder still makes it a bug.
-static bool writesOnlyThrough(const WriteEvent &Write, ASTContext &AST) {
+static bool writesOnlyThrough(const WriteEvent &Write) {
   if (!Write.Value.AliasSite || Write.Owner->viewBinding(Write.Value.AliasSite))
     return false;
-  DynTypedNode Node = DynTypedNode::create(*Write.Call);
+  const FunctionDecl *Owner = Write.Owner->function();
+  if (!Owner || !Owner->getBody())
+    return false;
+  ParentMap Parents(const_cast<Stmt *>(Owner->getBody()));
+  const Stmt *Node = Write.Call;
   for (unsigned Depth = 0; Depth < 16; ++Depth) {
-    DynTypedNodeList Parents = AST.getParents(Node);
-    if (Parents.empty())
+    const Stmt *Parent = Parents.getParent(Node);
+    if (!Parent)
       return false;
-    const DynTypedNode &Parent = Parents[0];
-    if (Parent.get<CompoundStmt>())
+    if (isa<CompoundStmt>(Parent))
       return true;
-    const auto *E = Parent.get<Expr>();
-    if (!E)
-      return false;
     // A chained call on the result (`.mul_(d).add_(v)`) is reached through
     // its callee's member expression; as any other call's argument, the
     // result is used.
-    bool Chained = isa<CXXMemberCallExpr>(E) && Node.get<MemberExpr>();
+    bool Chained = isa<CXXMemberCallExpr>(Parent) && isa<MemberExpr>(Node);
     if (!Chained && !isa<ImplicitCastExpr, ExprWithCleanups,
                          MaterializeTemporaryExpr, CXXBindTemporaryExpr,
-                         ParenExpr, MemberExpr>(E))
+                         ParenExpr, MemberExpr>(Parent))
       return false;
     Node = Parent;
   }
@@ -174,21 +173,19 @@ static bool writesOnlyThrough(const WriteEvent &Write, ASTContext &AST) {
 // returned runs at a time this function does not show, typically after the
 // backward the module's caller runs. Its writes are not ordered against
 // this function's forward and backward.
-static bool storedForLater(const LambdaExpr *Lambda, ASTContext &AST) {
-  DynTypedNode Node = DynTypedNode::create(*Lambda);
+static bool storedForLater(const LambdaExpr *Lambda, const ParentMap &Parents) {
+  const Stmt *Node = Lambda;
   for (unsigned Depth = 0; Depth < 8; ++Depth) {
-    DynTypedNodeList Parents = AST.getParents(Node);
-    if (Parents.empty())
+    Node = Parents.getParent(Node);
+    if (!Node)
       return false;
-    Node = Parents[0];
-    if (const auto *E = Node.get<Expr>();
-        E && isa<ImplicitCastExpr, MaterializeTemporaryExpr, CXXBindTemporaryExpr,
-                 CXXConstructExpr, CXXFunctionalCastExpr, ExprWithCleanups,
-                 ParenExpr>(E))
+    if (isa<ImplicitCastExpr, MaterializeTemporaryExpr, CXXBindTemporaryExpr,
+            CXXConstructExpr, CXXFunctionalCastExpr, ExprWithCleanups,
+            ParenExpr>(Node))
       continue;
-    if (Node.get<ReturnStmt>())
+    if (isa<ReturnStmt>(Node))
       return true;
-    if (const auto *Assign = Node.get<CXXOperatorCallExpr>();
+    if (const auto *Assign = dyn_cast<CXXOperatorCallExpr>(Node);
         Assign && Assign->getOperator() == OO_Equal) {
       const auto *Ref = dyn_cast<DeclRefExpr>(Assign->getArg(0)->IgnoreImplicit());
       const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
@@ -212,7 +209,8 @@ bool DetachedWriteCheck::runsLater(const WriteEvent &Write,
           L && L->getLambdaClass() == Method->getParent())
         Lambda = L;
     });
-    if (Lambda && storedForLater(Lambda, Function.getASTContext()))
+    if (Lambda &&
+        storedForLater(Lambda, ParentMap(const_cast<Stmt *>(Function.getBody()))))
       return true;
   }
   return false;
@@ -268,7 +266,7 @@ bool DetachedWriteCheck::checkDetachedWrite(const WriteEvent &Write,
   bool CallerInput =
       Param && !(Param->getType()->isLValueReferenceType() &&
                  !Param->getType().getNonReferenceType().isConstQualified()) &&
-      !writesOnlyThrough(Write, AST);
+      !writesOnlyThrough(Write);
   // `h = h.detach(); h.masked_fill_(...)`: the variable was rebound to its
   // own detached handle, so reading it afterwards reads what was written on
   // purpose; only another holder of the old handle would see a surprise.
