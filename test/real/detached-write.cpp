@@ -199,3 +199,22 @@ float NegativeCellNeverDifferentiated() {
   torch::NoGradGuard no_grad;
   return cell.step(torch::randn({2, 5})).sum().item<float>();
 }
+
+// A helper that writes its parameter through data(), called between the
+// forward and the backward (Note [Helpers that write through data() or
+// detach()]).
+void clipRows(torch::Tensor &w) { w.data().clamp_(-1, 1); }
+
+void PositiveClippedByHelperBeforeBackward(const torch::Tensor &x) {
+  auto w = torch::randn({4, 4}, torch::requires_grad());
+  auto loss = x.matmul(w).sum();
+  clipRows(w);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'clipRows' writes through 'data()' into local 'w', which 'matmul' may have saved for backward
+  loss.backward();
+}
+
+void NegativeClippedByHelperAfterStep(const torch::Tensor &x) {
+  auto w = torch::randn({4, 4}, torch::requires_grad());
+  x.matmul(w).sum().backward();
+  clipRows(w);
+}

@@ -118,3 +118,14 @@ void NegativeBiasIntoItself(torch::Tensor bias, const torch::Tensor &m1,
                             const torch::Tensor &m2) {
   at::addmm_out(bias, bias, m1, m2);
 }
+
+// An optional tensor's `*` is the tensor it holds (Note [Optional tensors]).
+struct RealPowerIteration {
+  c10::optional<torch::Tensor> rank_;
+  torch::Tensor m_;
+  void PositiveOptionalStateIntoItself() {
+    at::mv_out(*rank_, m_, *rank_);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: input '*rank_' of 'mv_out' is the same tensor as its out= argument '*rank_'
+    // CHECK-FIXES: at::mv_out(*rank_, m_, (*rank_).clone());
+  }
+};

@@ -582,3 +582,38 @@ void NegativeDecaySplitByElse() {
   groups.emplace_back(no_decay);
   torch::optim::AdamW opt(groups, torch::optim::AdamWOptions(1e-3));
 }
+
+// A list filled by a helper given it by reference (Note [Lists filled by a
+// helper]), and a module registered again by a derived class (Note
+// [Modules built by a base class]).
+struct RealEncoderImpl : torch::nn::Module {
+  RealEncoderImpl() { proj = register_module("proj", torch::nn::Linear(4, 4)); }
+  torch::nn::Linear proj{nullptr};
+};
+
+struct RealClassifierImpl : RealEncoderImpl {
+  RealClassifierImpl() { register_module("backbone_proj", proj); }
+};
+TORCH_MODULE(RealClassifier);
+
+void PositiveInheritedModuleRegisteredAgain() {
+  RealClassifier model;
+  torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.1));
+  // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'SGD' is built from a list that holds parameter 'proj.weight' twice (also as 'backbone_proj.weight'); each step() updates it twice
+}
+
+void appendParameters(std::vector<torch::Tensor> &out, torch::nn::Module &m) {
+  auto ps = m.parameters();
+  out.insert(out.end(), ps.begin(), ps.end());
+}
+
+TORCH_MODULE(RealEncoder);
+
+void PositiveListFilledByHelper() {
+  RealEncoder encoder;
+  std::vector<torch::Tensor> params;
+  appendParameters(params, *encoder);
+  appendParameters(params, *encoder->proj);
+  torch::optim::Adam opt(params);
+  // CHECK-MESSAGES: :[[@LINE-1]]:22: warning: 'Adam' is built from a list that holds parameter 'proj.weight' twice
+}

@@ -7,6 +7,7 @@
 #include <c10/core/thread_pool.h>
 
 #include <functional>
+#include <memory>
 #include <map>
 #include <string>
 #include <future>
@@ -302,4 +303,32 @@ void PositiveEvaluatedWhileStepped() {
   // CHECK-MESSAGES: :[[@LINE-1]]:20: warning: argument 'policy' shares its module with worker entry point 'std::thread' and the spawner updates its parameters in place before the worker is joined [libtorch-worker-missing-clone]
   opt.step();
   evaluator.wait();
+}
+
+// A struct built from the spawner's tensor, and a shared pointer to one
+// (Note [Holders built from tensors]).
+struct RealBatch {
+  torch::Tensor images, labels;
+};
+
+void PositiveStructBuiltFromTensor(torch::Tensor images, torch::Tensor labels) {
+  RealBatch batch{images, labels};
+  std::thread preview([batch] { batch.images.mean(); });
+  // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: by-value capture 'batch' holds tensors that share their storage with worker entry point 'std::thread' and the spawner writes them in place before the worker is joined [libtorch-worker-missing-clone]
+  images.sub_(127.5).div_(127.5);
+  preview.join();
+}
+
+void PositiveSharedPointerToStruct(std::shared_ptr<RealBatch> batch) {
+  std::thread preview([batch] { batch->images.mean(); });
+  // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: by-value capture 'batch' holds tensors that share their storage with worker entry point 'std::thread' and the spawner writes them in place before the worker is joined [libtorch-worker-missing-clone]
+  batch->images.div_(255);
+  preview.join();
+}
+
+void NegativeStructOfClones(torch::Tensor images, torch::Tensor labels) {
+  RealBatch batch{images.clone(), labels};
+  std::thread preview([batch] { batch.images.mean(); });
+  images.sub_(127.5);
+  preview.join();
 }
