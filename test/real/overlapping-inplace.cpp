@@ -124,8 +124,9 @@ struct RealPowerIteration {
   c10::optional<torch::Tensor> rank_;
   torch::Tensor m_;
   void PositiveOptionalStateIntoItself() {
-    at::mv_out(*rank_, m_, *rank_);
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: input '*rank_' of 'mv_out' is the same tensor as its out= argument '*rank_'
-    // CHECK-FIXES: at::mv_out(*rank_, m_, (*rank_).clone());
+    torch::Tensor &rank = *rank_;
+    at::mv_out(rank, m_, *rank_);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: input '*rank_' of 'mv_out' is the same tensor as its out= argument 'rank'
+    // CHECK-FIXES: at::mv_out(rank, m_, (*rank_).clone());
   }
 };
