@@ -207,6 +207,19 @@ static bool isLockGuard(const VarDecl *Var) {
 
 static const ValueDecl *reboundVariable(const Stmt *S);
 
+/// A container or struct of tensors (or a pointer to one).
+static bool isHolderType(QualType Type) {
+  std::optional<SharedKind> Kind = sharedKind(Type);
+  return Kind == SharedKind::Container || Kind == SharedKind::Struct;
+}
+
+/// A local holder variable of its own (no reference), which Note [Holders
+/// built from tensors] follows.
+static bool isLocalHolder(const VarDecl *Var) {
+  return Var && Var->hasLocalStorage() && !Var->getType()->isReferenceType() &&
+         isHolderType(Var->getType());
+}
+
 // Note [Holders built from tensors]
 // Copying a tensor into a container, a struct or an optional copies its
 // handle, so the holder shares the tensor's storage: a worker handed
@@ -237,10 +250,7 @@ void WorkerRaceAnalysis::noteHeld(const VarDecl *Holder, const Expr *E,
   }
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
     const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
-    std::optional<SharedKind> Kind =
-        Var ? sharedKind(Var->getType()) : std::nullopt;
-    if (Var != Holder &&
-        (Kind == SharedKind::Container || Kind == SharedKind::Struct))
+    if (Var && Var != Holder && isHolderType(Var->getType()))
       HeldIn[Var].push_back({Holder, Member, Site});
     return;
   }
@@ -305,14 +315,10 @@ void WorkerRaceAnalysis::noteHeld(const VarDecl *Holder, const Expr *E,
 /// container (`v.push_back(x)`, `m.emplace("x", x)`), or an assignment to an
 /// element or member of a local holder, or to a local optional.
 void WorkerRaceAnalysis::noteStore(const Stmt *S) {
-  auto LocalHolder = [&](const Expr *E) -> const VarDecl * {
+  auto LocalHolder = [](const Expr *E) -> const VarDecl * {
     const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreImplicit()->IgnoreParens());
     const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
-    if (!Var || !Var->hasLocalStorage() || Var->getType()->isReferenceType())
-      return nullptr;
-    std::optional<SharedKind> Kind = sharedKind(Var->getType());
-    return Kind == SharedKind::Container || Kind == SharedKind::Struct ? Var
-                                                                       : nullptr;
+    return isLocalHolder(Var) ? Var : nullptr;
   };
   if (const auto *Call = dyn_cast<CXXMemberCallExpr>(S)) {
     const CXXMethodDecl *Method = Call->getMethodDecl();
@@ -338,12 +344,8 @@ void WorkerRaceAnalysis::noteStore(const Stmt *S) {
     return;
   TensorPlace Place = placeOf(Assign->getArg(0));
   if (const auto *Var = dyn_cast_or_null<VarDecl>(Place.Base);
-      Var && !Place.OfModule) {
-    std::optional<SharedKind> Kind = sharedKind(Var->getType());
-    if (Var->hasLocalStorage() && !Var->getType()->isReferenceType() &&
-        (Kind == SharedKind::Container || Kind == SharedKind::Struct))
-      noteHeld(Var, Assign->getArg(1), Place.Member, S);
-  }
+      Var && !Place.OfModule && isLocalHolder(Var))
+    noteHeld(Var, Assign->getArg(1), Place.Member, S);
 }
 
 /// The holders that hold Root at statement At, and those that hold them.
@@ -387,11 +389,8 @@ void WorkerRaceAnalysis::collect(const Stmt *S) {
       if (const auto *Var = dyn_cast<VarDecl>(D)) {
         if (!Compounds.empty() && isLockGuard(Var))
           Locks.push_back({Var->getLocation(), Compounds.back()->getSourceRange()});
-        if (Var->getInit() && Var->hasLocalStorage() &&
-            !Var->getType()->isReferenceType())
-          if (std::optional<SharedKind> Kind = sharedKind(Var->getType());
-              Kind == SharedKind::Container || Kind == SharedKind::Struct)
-            noteHeld(Var, Var->getInit(), nullptr, Decl);
+        if (Var->getInit() && isLocalHolder(Var))
+          noteHeld(Var, Var->getInit(), nullptr, Decl);
         if (Var->getInit() && (isTensorType(Var->getType()) ||
                                isTensorListType(Var->getType()))) {
           AliasValue Value = Analysis.evaluate(Var->getInit(), Environment);
