@@ -138,6 +138,22 @@ void DetachedWriteCheck::check(const MatchFinder::MatchResult &Result) {
 // that believing detach() to copy, so the caller's tensor is the target on
 // purpose (as for output parameters, Note [Output parameters]); only a save
 // for backward or a later read of a holder still makes it a bug.
+/// Whether Node is the body of the loop or a branch of the if statement
+/// Parent: a statement of its own, as one in braces is.
+static bool isStatementBody(const Stmt *Node, const Stmt *Parent) {
+  if (const auto *Loop = dyn_cast<CXXForRangeStmt>(Parent))
+    return Loop->getBody() == Node;
+  if (const auto *Loop = dyn_cast<ForStmt>(Parent))
+    return Loop->getBody() == Node;
+  if (const auto *Loop = dyn_cast<WhileStmt>(Parent))
+    return Loop->getBody() == Node;
+  if (const auto *Loop = dyn_cast<DoStmt>(Parent))
+    return Loop->getBody() == Node;
+  if (const auto *If = dyn_cast<IfStmt>(Parent))
+    return If->getThen() == Node || If->getElse() == Node;
+  return false;
+}
+
 static bool writesOnlyThrough(const WriteEvent &Write) {
   if (!Write.Value.AliasSite || Write.Owner->viewBinding(Write.Value.AliasSite))
     return false;
@@ -150,7 +166,7 @@ static bool writesOnlyThrough(const WriteEvent &Write) {
     const Stmt *Parent = Parents.getParent(Node);
     if (!Parent)
       return false;
-    if (isa<CompoundStmt>(Parent))
+    if (isa<CompoundStmt>(Parent) || isStatementBody(Node, Parent))
       return true;
     // A chained call on the result (`.mul_(d).add_(v)`) is reached through
     // its callee's member expression; as any other call's argument, the

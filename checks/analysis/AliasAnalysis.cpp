@@ -349,7 +349,8 @@ bool mayWriteTensors(const Stmt *Body, const OperatorTable &Table) {
       if (Tensor->Effect.writes())
         return true;
     } else if (const FunctionDecl *Callee = Call->getDirectCallee();
-               Callee && !isLibtorchDecl(Callee) && !Callee->isInStdNamespace() &&
+               Callee && !isLibtorchDecl(Callee) &&
+               (!Callee->isInStdNamespace() || callsStdFunction(Call)) &&
                llvm::any_of(Call->arguments(), [](const Expr *Arg) {
                  // An object with tensor members, whose members the
                  // callee may write (Note [Members of an argument written
@@ -418,6 +419,7 @@ AliasAnalysisContext::summary(const FunctionDecl *Callee) {
     unsigned Index = Param->getFunctionScopeIndex();
     bool ThroughView = Write.Value.isView();
     FunctionSummary::ParameterWrite Written{Index, Write.Call, ThroughView};
+    Written.Parameter = Param;
     if (Write.Value.Rel == Relation::Detached) {
       Written.DetachSite = Write.Value.AliasSite;
       Written.DetachOperator = Write.Value.AliasOperator;
@@ -469,8 +471,10 @@ AliasAnalysisContext::summary(const FunctionDecl *Callee) {
     if (!Param || Param->getDeclContext() != Callee)
       return;
     unsigned Index = Param->getFunctionScopeIndex();
-    if (!Summary->keeps(Index))
+    if (!Summary->keeps(Index)) {
       Summary->KeptParameters.push_back({Index, Site});
+      Summary->KeptParameters.back().Parameter = Param;
+    }
   };
   for (const EscapeEvent &Escape : Analysis.escapes())
     Keep(Escape.Value, Escape.Where);
@@ -499,17 +503,69 @@ AliasAnalysisContext::summary(const FunctionDecl *Callee) {
   return (Summaries[Callee] = std::move(Summary)).get();
 }
 
+/// What one of Parts may do, the call that runs one of them may do; what it
+/// returns is known only where they all agree.
+static std::unique_ptr<FunctionSummary>
+mergeSummaries(llvm::ArrayRef<const FunctionSummary *> Parts) {
+  auto Merged = std::make_unique<FunctionSummary>(*Parts.front());
+  for (const FunctionSummary *Part : Parts.drop_front()) {
+    for (const FunctionSummary::ParameterWrite &Write : Part->WrittenParameters) {
+      auto Known = llvm::find_if(Merged->WrittenParameters,
+                                 [&](const auto &W) { return W.Index == Write.Index; });
+      if (Known == Merged->WrittenParameters.end())
+        Merged->WrittenParameters.push_back(Write);
+      else if ((Write.ThroughView && !Known->ThroughView) ||
+               (Write.DetachSite && !Known->DetachSite))
+        *Known = Write;
+    }
+    for (const FunctionSummary::ParameterWrite &Kept : Part->KeptParameters)
+      if (!Merged->keeps(Kept.Index))
+        Merged->KeptParameters.push_back(Kept);
+    llvm::append_range(Merged->WrittenMembers, Part->WrittenMembers);
+    llvm::append_range(Merged->WrittenParameterMembers, Part->WrittenParameterMembers);
+    if (Part->ReturnsAliasOf != Merged->ReturnsAliasOf ||
+        Part->ReturnRelation != Merged->ReturnRelation)
+      Merged->ReturnsAliasOf.reset();
+    Merged->ReturnsFresh &= Part->ReturnsFresh;
+    Merged->ReturnsExternal &= Part->ReturnsExternal;
+    if (Part->ReturnsViewOfMember != Merged->ReturnsViewOfMember)
+      Merged->ReturnsViewOfMember = nullptr;
+  }
+  return Merged;
+}
+
+const FunctionSummary *AliasAnalysisContext::callSummary(const CallExpr *Call) {
+  if (!Call)
+    return nullptr;
+  if (!Targets.dispatches(Call))
+    return summary(Call->getDirectCallee());
+  if (auto It = CallSummaries.find(Call); It != CallSummaries.end())
+    return It->second;
+  llvm::SmallVector<const FunctionSummary *, 2> Parts;
+  for (const FunctionDecl *Definition : Targets.definitionsRunBy(Call))
+    if (const FunctionSummary *Part = summary(Definition))
+      Parts.push_back(Part);
+  const FunctionSummary *Result = nullptr;
+  if (Parts.size() == 1) {
+    Result = Parts.front();
+  } else if (!Parts.empty()) {
+    MergedSummaries.push_back(mergeSummaries(Parts));
+    Result = MergedSummaries.back().get();
+  }
+  return CallSummaries[Call] = Result;
+}
+
 std::optional<bool>
 AliasAnalysisContext::keepsArgument(const Expr *CallOrConstruct, unsigned Arg) {
-  const FunctionDecl *Callee = nullptr;
+  const FunctionSummary *Summary = nullptr;
   unsigned Offset = 0;
   if (const auto *Call = dyn_cast<CallExpr>(CallOrConstruct)) {
-    Callee = Call->getDirectCallee();
+    const FunctionDecl *Callee = Call->getDirectCallee();
     Offset = Callee ? firstArgumentOffset(Call, Callee) : 0;
+    Summary = callSummary(Call);
   } else if (const auto *Construct = dyn_cast<CXXConstructExpr>(CallOrConstruct)) {
-    Callee = Construct->getConstructor();
+    Summary = summary(Construct->getConstructor());
   }
-  const FunctionSummary *Summary = summary(Callee);
   if (!Summary || Arg < Offset)
     return std::nullopt;
   return Summary->keeps(Arg - Offset);
@@ -525,7 +581,7 @@ const Expr *AliasAnalysisContext::returnedArgument(const CallExpr *Call) {
     return ReturnsSelf ? Tensor->aliasedArgument() : nullptr;
   }
   const FunctionDecl *Callee = Call->getDirectCallee();
-  const FunctionSummary *Summary = summary(Callee);
+  const FunctionSummary *Summary = callSummary(Call);
   if (!Summary || !Summary->ReturnsAliasOf ||
       Summary->ReturnRelation != Relation::Handle)
     return nullptr;
@@ -945,7 +1001,7 @@ FunctionAliasAnalysis::evaluateCall(const CallExpr *Call,
 
   if (!isTracked(Call->getType()))
     return temporary(Origin::Unknown);
-  const FunctionSummary *Summary = Context.summary(Callee);
+  const FunctionSummary *Summary = Context.callSummary(Call);
   if (!Summary)
     return temporary(Origin::Unknown);
   if (const FieldDecl *Member = Summary->ReturnsViewOfMember) {
@@ -1129,7 +1185,7 @@ void FunctionAliasAnalysis::recordEscapes(const Stmt *S,
   const FunctionDecl *Callee = Call->getDirectCallee();
   if (!Callee || !PassesTensors(Call->arguments()))
     return;
-  if (const FunctionSummary *Summary = Context.summary(Callee)) {
+  if (const FunctionSummary *Summary = Context.callSummary(Call)) {
     unsigned Offset = firstArgumentOffset(Call, Callee);
     for (const FunctionSummary::ParameterWrite &Kept : Summary->KeptParameters)
       if (Kept.Index + Offset < Call->getNumArgs())
@@ -1151,6 +1207,9 @@ void FunctionAliasAnalysis::recordEscapes(const Stmt *S,
 /// The name a diagnostic gives the callee: a lambda's call operator is the
 /// variable that holds the lambda (`clip(w)`).
 static std::string calleeName(const CallExpr *Call, const FunctionDecl *Callee) {
+  if (callsStdFunction(Call))
+    if (const ValueDecl *Holder = functionHolderOf(Call->getArg(0)))
+      return Holder->getNameAsString();
   const auto *Method = dyn_cast<CXXMethodDecl>(Callee);
   if (Method && Method->getParent()->isLambda() &&
       isa<CXXOperatorCallExpr>(Call) && Call->getNumArgs() > 0)
@@ -1211,25 +1270,24 @@ void FunctionAliasAnalysis::recordWrites(const CallExpr *Call,
   const FunctionDecl *Callee = Call->getDirectCallee();
   if (const auto *Method = dyn_cast<CXXMemberCallExpr>(Call))
     recordMemberWrites(Method, Environment, Block, Element);
-  if (const FunctionSummary *Summary = Callee ? Context.summary(Callee) : nullptr;
+  if (const FunctionSummary *Summary = Callee ? Context.callSummary(Call) : nullptr;
       Summary && !Summary->WrittenParameterMembers.empty())
     recordParameterMemberWrites(Call, *Summary, Environment, Block, Element);
   if (!Callee || !llvm::any_of(Call->arguments(), [](const Expr *Arg) {
         return isTracked(Arg->getType());
       }))
     return;
-  const FunctionSummary *Summary = Context.summary(Callee);
+  const FunctionSummary *Summary = Context.callSummary(Call);
   if (!Summary)
     return;
-  const FunctionDecl *Definition = Callee->getDefinition();
   unsigned Offset = firstArgumentOffset(Call, Callee);
   for (const FunctionSummary::ParameterWrite &Param : Summary->WrittenParameters) {
     unsigned Arg = Param.Index + Offset;
-    if (Arg >= Call->getNumArgs() || Param.Index >= Definition->getNumParams())
+    if (Arg >= Call->getNumArgs() || !Param.Parameter)
       continue;
     WriteEvent &Write = Record(Call->getArg(Arg), calleeName(Call, Callee));
     Write.CalleeWrite = Param.Site;
-    Write.CalleeParam = Definition->getParamDecl(Param.Index);
+    Write.CalleeParam = Param.Parameter;
     // Note [Helpers that write through data() or detach()]
     // `renorm(w)`, where the helper writes `w.data().clamp_(...)`, writes the
     // caller's tensor through a detached handle, as the same write in the
@@ -1278,7 +1336,7 @@ void FunctionAliasAnalysis::recordParameterMemberWrites(
 void FunctionAliasAnalysis::recordMemberWrites(const CXXMemberCallExpr *Call,
                                                const AliasEnvironment &Environment,
                                                unsigned Block, unsigned Element) {
-  const FunctionSummary *Summary = Context.summary(Call->getMethodDecl());
+  const FunctionSummary *Summary = Context.callSummary(Call);
   if (!Summary)
     return;
   const Expr *Object = Call->getImplicitObjectArgument();

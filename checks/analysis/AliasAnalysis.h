@@ -42,6 +42,7 @@
 #ifndef TORCHALIAS_ANALYSIS_ALIASANALYSIS_H
 #define TORCHALIAS_ANALYSIS_ALIASANALYSIS_H
 
+#include "CallTargets.h"
 #include "OperatorTable.h"
 #include "TensorModel.h"
 
@@ -192,6 +193,9 @@ struct FunctionSummary {
     /// through data() or detach()].
     const Expr *DetachSite = nullptr;
     llvm::StringRef DetachOperator;
+    /// The parameter, of the definition Site is in: for a call that runs
+    /// one of several definitions, the one that writes or keeps it.
+    const ParmVarDecl *Parameter = nullptr;
   };
   std::vector<ParameterWrite> WrittenParameters;
   /// Parameters the function keeps beyond the call (Note [Escapes]).
@@ -230,7 +234,7 @@ struct FunctionSummary {
 class AliasAnalysisContext {
 public:
   AliasAnalysisContext(ASTContext &AST, const OperatorTable &Table)
-      : AST(AST), Table(Table) {}
+      : AST(AST), Table(Table), Targets(AST) {}
 
   ASTContext &ast() const { return AST; }
   /// Interns a name so that AliasValue and WriteEvent can point at it.
@@ -242,6 +246,14 @@ public:
   /// The summary of Callee, or null if it has no body here, is libtorch's or
   /// is being computed (recursion).
   const FunctionSummary *summary(const FunctionDecl *Callee);
+
+  /// The summary of what Call runs: its callee's, or for a call that
+  /// chooses its code at run time the merge of its targets' summaries (Note
+  /// [Calls that run code chosen at run time]). Null when nothing is known.
+  const FunctionSummary *callSummary(const CallExpr *Call);
+
+  /// The definitions each call may run.
+  CallTargets &callTargets() { return Targets; }
 
   /// The analysis of Function, run on first request.
   const FunctionAliasAnalysis &analyze(const FunctionDecl *Function);
@@ -261,6 +273,11 @@ private:
   llvm::DenseMap<const FunctionDecl *, std::unique_ptr<FunctionSummary>>
       Summaries;
   llvm::DenseSet<const FunctionDecl *> InProgress;
+  CallTargets Targets;
+  /// Per dispatching call, its merged summary (owned by MergedSummaries) or
+  /// its one target's.
+  llvm::DenseMap<const CallExpr *, const FunctionSummary *> CallSummaries;
+  std::vector<std::unique_ptr<FunctionSummary>> MergedSummaries;
   llvm::StringSet<> Names;
   llvm::DenseMap<const FunctionDecl *, std::unique_ptr<FunctionAliasAnalysis>>
       Analyses;
@@ -278,6 +295,7 @@ public:
                         AliasEnvironment Seed = AliasEnvironment());
 
   const FunctionDecl *function() const { return Function; }
+  AliasAnalysisContext &context() const { return Context; }
   /// The outermost function, for a lambda body the function that holds it.
   const FunctionDecl *enclosingFunction() const { return Enclosing; }
   /// For a lambda body, the analysis of the body that holds it.

@@ -143,16 +143,6 @@ bool isModuleTensorList(const CXXMemberCallExpr *Call) {
 
 } // namespace
 
-/// The definition, in the translation unit, of a user function; null for
-/// libtorch's, the standard library's or an unseen body.
-static const FunctionDecl *userDefinition(const FunctionDecl *Callee) {
-  const FunctionDecl *Definition = Callee ? Callee->getDefinition() : nullptr;
-  if (!Definition || !Definition->getBody() || isLibtorchDecl(Callee) ||
-      Callee->isInStdNamespace())
-    return nullptr;
-  return Definition;
-}
-
 /// The arguments of Call bound to the parameters of Definition, the
 /// function it calls, that Keep accepts; a member operator's call passes its
 /// object first, bound to no parameter.
@@ -175,13 +165,12 @@ boundArguments(const CallExpr *Call, const FunctionDecl &Definition,
 /// of its object holds (`cv_.wait(lock, ...)`, `thread_.join()`,
 /// `done_.get()`): `writer.flush()` orders what follows after the work the
 /// object's worker was handed (Note [Methods that queue their arguments]).
-static bool waitsOnMember(const CXXMethodDecl *Method) {
-  const FunctionDecl *Definition = userDefinition(Method);
-  if (!Definition)
-    return false;
+/// Definition is one the call may run (Note [Calls that run code chosen at
+/// run time]): through a base class, an override that waits is enough.
+static bool waitsOnMember(const FunctionDecl &Definition) {
   bool Waits = false;
   forEachStmt(
-      Definition->getBody(),
+      Definition.getBody(),
       [&](const Stmt *S) {
         const auto *Call = dyn_cast<CXXMemberCallExpr>(S);
         const CXXMethodDecl *Callee = Call ? Call->getMethodDecl() : nullptr;
@@ -429,7 +418,9 @@ void WorkerRaceAnalysis::collect(const Stmt *S) {
         Method && Method->getIdentifier() &&
         ((llvm::is_contained(JoinMethods, Method->getName()) &&
           !isTensorType(Member->getImplicitObjectArgument()->getType())) ||
-         waitsOnMember(Method)))
+         llvm::any_of(definitionsRunBy(Member), [](const FunctionDecl *Definition) {
+           return isa<CXXMethodDecl>(Definition) && waitsOnMember(*Definition);
+         })))
       Joins.push_back(Member);
   if (isa<CallExpr, CXXConstructExpr>(S)) {
     if (std::optional<WorkerSpawn> Spawn = Workers.match(cast<Expr>(S)))
@@ -1547,24 +1538,35 @@ queueMemberOf(const Expr *Object, const FunctionDecl &Function) {
 }
 
 
+llvm::SmallVector<const FunctionDecl *, 2>
+WorkerRaceAnalysis::definitionsRunBy(const CallExpr *Call) const {
+  return Analysis.context().callTargets().definitionsRunBy(Call);
+}
+
 std::optional<WorkerSpawn>
 WorkerRaceAnalysis::methodHandoff(const CallExpr *Call) const {
-  const FunctionDecl *Definition = userDefinition(Call->getDirectCallee());
-  if (!Definition)
-    return std::nullopt;
+  for (const FunctionDecl *Definition : definitionsRunBy(Call))
+    if (std::optional<WorkerSpawn> Handoff = methodHandoff(Call, *Definition))
+      return Handoff;
+  return std::nullopt;
+}
+
+std::optional<WorkerSpawn>
+WorkerRaceAnalysis::methodHandoff(const CallExpr *Call,
+                                  const FunctionDecl &Definition) const {
   WorkerSpawn Handoff;
   forEachStmt(
-      Definition->getBody(),
+      Definition.getBody(),
       [&](const Stmt *S) {
         const auto *Store = dyn_cast<CXXMemberCallExpr>(S);
         if (Handoff.Via || !Store || !isQueueStore(Store))
           return;
         auto [Field, Class] =
-            queueMemberOf(Store->getImplicitObjectArgument(), *Definition);
+            queueMemberOf(Store->getImplicitObjectArgument(), Definition);
         if (!Field || !Class)
           return;
         llvm::SmallVector<const Expr *, 2> Stored =
-            boundArguments(Call, *Definition, [&](const ParmVarDecl *Param) {
+            boundArguments(Call, Definition, [&](const ParmVarDecl *Param) {
               return sharedKind(Param->getType()) &&
                      llvm::any_of(Store->arguments(), [&](const Expr *Arg) {
                        return mentions(Arg, Param);
@@ -1603,13 +1605,19 @@ WorkerRaceAnalysis::methodHandoff(const CallExpr *Call) const {
 // lambda) is taken to finish its worker before it returns.
 std::optional<WorkerSpawn>
 WorkerRaceAnalysis::helperSpawn(const CallExpr *Call) const {
-  const FunctionDecl *Definition = userDefinition(Call->getDirectCallee());
-  if (!Definition)
-    return std::nullopt;
+  for (const FunctionDecl *Definition : definitionsRunBy(Call))
+    if (std::optional<WorkerSpawn> Spawn = helperSpawn(Call, *Definition))
+      return Spawn;
+  return std::nullopt;
+}
+
+std::optional<WorkerSpawn>
+WorkerRaceAnalysis::helperSpawn(const CallExpr *Call,
+                                const FunctionDecl &Definition) const {
   bool Finishes = false;
   std::optional<WorkerSpawn> Inner;
   forEachStmt(
-      Definition->getBody(),
+      Definition.getBody(),
       [&](const Stmt *S) {
         if (const auto *Member = dyn_cast<CXXMemberCallExpr>(S);
             Member && Member->getMethodDecl() &&
@@ -1633,7 +1641,7 @@ WorkerRaceAnalysis::helperSpawn(const CallExpr *Call) const {
            });
   };
   WorkerSpawn Spawn;
-  Spawn.Args = boundArguments(Call, *Definition, [&](const ParmVarDecl *Param) {
+  Spawn.Args = boundArguments(Call, Definition, [&](const ParmVarDecl *Param) {
     return sharedKind(Param->getType()) &&
            (Captures(Param) || llvm::any_of(Inner->Args, [&](const Expr *Arg) {
               return mentions(Arg, Param);
@@ -1645,7 +1653,7 @@ WorkerRaceAnalysis::helperSpawn(const CallExpr *Call) const {
   Spawn.EntryPoint = Inner->EntryPoint;
   Spawn.BoundArgs = Spawn.Args;
   Spawn.Via = Inner->Site;
-  Spawn.StartedBy = Definition;
+  Spawn.StartedBy = &Definition;
   return Spawn;
 }
 

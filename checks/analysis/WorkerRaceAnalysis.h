@@ -200,6 +200,13 @@ private:
   std::optional<WorkerSpawn>
   methodHandoff(const CallExpr *Call) const;
   std::optional<WorkerSpawn> helperSpawn(const CallExpr *Call) const;
+  std::optional<WorkerSpawn> methodHandoff(const CallExpr *Call,
+                                           const FunctionDecl &Definition) const;
+  std::optional<WorkerSpawn> helperSpawn(const CallExpr *Call,
+                                         const FunctionDecl &Definition) const;
+  /// The definitions Call may run (Note [Calls that run code chosen at run
+  /// time]).
+  llvm::SmallVector<const FunctionDecl *, 2> definitionsRunBy(const CallExpr *Call) const;
   std::vector<SharedValue> sharedValues(const WorkerSpawn &Spawn) const;
   const ValueDecl *sharedRoot(const VarDecl *Var, SharedKind Kind) const;
   void membersThroughThis(const Stmt *Body, const LambdaCapture *Capture,

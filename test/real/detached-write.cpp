@@ -4,6 +4,8 @@
 
 #include <torch/torch.h>
 
+#include <functional>
+
 void PositiveDataOfSavedResult(const torch::Tensor &x) {
   auto w = torch::randn({4, 4}, torch::requires_grad());
   auto h = torch::sigmoid(x.matmul(w));
@@ -217,4 +219,43 @@ void NegativeClippedByHelperAfterStep(const torch::Tensor &x) {
   auto w = torch::randn({4, 4}, torch::requires_grad());
   x.matmul(w).sum().backward();
   clipRows(w);
+}
+
+// A projection behind a virtual interface, and one stored in a
+// std::function member (Note [Calls that run code chosen at run time]).
+struct RealConstraint {
+  virtual ~RealConstraint() = default;
+  virtual void project(const torch::Tensor &w) const = 0;
+};
+struct RealNonNegative final : RealConstraint {
+  void project(const torch::Tensor &w) const override { w.data().clamp_min_(0); }
+};
+
+void PositiveVirtualProjectionBeforeBackward(const torch::Tensor &x,
+                                             const RealConstraint &c) {
+  auto w = torch::randn({4, 4}, torch::requires_grad());
+  auto loss = x.matmul(w).sum();
+  c.project(w);
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'project' writes through 'data()' into local 'w', which 'matmul' may have saved for backward
+  loss.backward();
+}
+
+struct RealHooked {
+  std::function<void(torch::Tensor &)> renorm_ = [](torch::Tensor &t) {
+    t.data().div_(t.data().norm());
+  };
+};
+
+void PositiveStoredLambdaBeforeBackward(const torch::Tensor &x, RealHooked &h) {
+  auto w = torch::randn({4, 4}, torch::requires_grad());
+  auto loss = x.matmul(w).sum();
+  h.renorm_(w);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'renorm_' writes through 'data()' into local 'w', which 'matmul' may have saved for backward
+  loss.backward();
+}
+
+void NegativeStoredLambdaAfterBackward(const torch::Tensor &x, RealHooked &h) {
+  auto w = torch::randn({4, 4}, torch::requires_grad());
+  x.matmul(w).sum().backward();
+  h.renorm_(w);
 }

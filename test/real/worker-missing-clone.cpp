@@ -6,6 +6,7 @@
 
 #include <c10/core/thread_pool.h>
 
+#include <deque>
 #include <functional>
 #include <memory>
 #include <map>
@@ -331,4 +332,37 @@ void NegativeStructOfClones(torch::Tensor images, torch::Tensor labels) {
   std::thread preview([batch] { batch.images.mean(); });
   images.sub_(127.5);
   preview.join();
+}
+
+// A sink behind a virtual interface whose override queues for its writer
+// thread (Note [Calls that run code chosen at run time]).
+class RealSink {
+public:
+  virtual ~RealSink() = default;
+  virtual void consume(const torch::Tensor &t) = 0;
+};
+class RealThreadedSink final : public RealSink {
+public:
+  RealThreadedSink() : writer_([this] { run(); }) {}
+  ~RealThreadedSink() override { writer_.join(); }
+  void consume(const torch::Tensor &t) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    pending_.push_back(t);
+  }
+
+private:
+  void run() {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto &t : pending_)
+      (void)t.sum();
+  }
+  std::mutex mu_;
+  std::deque<torch::Tensor> pending_;
+  std::thread writer_;
+};
+
+void PositiveVirtualSink(RealSink &sink, torch::Tensor grad) {
+  sink.consume(grad);
+  // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: argument 'grad' shares its storage with worker entry point 'std::thread'
+  grad.zero_();
 }
