@@ -135,9 +135,12 @@ void DetachedWriteCheck::check(const MatchFinder::MatchResult &Result) {
 // `ema_(codebook.detach(), centroids, 0.99);` or `p.detach().mul_(0.5);` as
 // a statement of its own does nothing but write the tensor: the detached
 // handle is a temporary and the write's result is thrown away. Nobody writes
-// that believing detach() to copy, so the caller's tensor is the target on
-// purpose (as for output parameters, Note [Output parameters]); only a save
-// for backward or a later read of a holder still makes it a bug.
+// that believing detach() to copy, so the tensor is the target on purpose
+// (as for output parameters, Note [Output parameters]): neither the caller's
+// copy of it nor a later read of it (the next use of a parameter SAM has
+// just perturbed with `p.detach().add_(e)`) sees a surprise. Only a save for
+// backward, or a later read of another holder of its handle, still makes it
+// a bug.
 /// Whether Node is the body of the loop or a branch of the if statement
 /// Parent: a statement of its own, as one in braces is.
 static bool isStatementBody(const Stmt *Node, const Stmt *Parent) {
@@ -279,10 +282,11 @@ bool DetachedWriteCheck::checkDetachedWrite(const WriteEvent &Write,
   }
 
   const auto *Param = dyn_cast<ParmVarDecl>(Root);
+  bool OnPurpose = writesOnlyThrough(Write);
   bool CallerInput =
       Param && !(Param->getType()->isLValueReferenceType() &&
                  !Param->getType().getNonReferenceType().isConstQualified()) &&
-      !writesOnlyThrough(Write);
+      !OnPurpose;
   // `h = h.detach(); h.masked_fill_(...)`: the variable was rebound to its
   // own detached handle, so reading it afterwards reads what was written on
   // purpose; only another holder of the old handle would see a surprise.
@@ -295,7 +299,7 @@ bool DetachedWriteCheck::checkDetachedWrite(const WriteEvent &Write,
         ReadAfter = true;
         break;
       }
-  } else {
+  } else if (!OnPurpose) {
     ReadAfter = Write.Owner->isReferencedAfter(Write, Root);
   }
   if (!Save && !CallerInput && !ReadAfter)

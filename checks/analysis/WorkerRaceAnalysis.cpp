@@ -1167,11 +1167,27 @@ WorkerRaceAnalysis::positionOf(const Stmt *S) const {
   return std::nullopt;
 }
 
+// Note [Objects that join when they go out of scope]
+// `{ JoiningThread painter(std::thread(paint, frame, boxes)); }`, where the
+// class's destructor joins a member thread (or waits on a member's future or
+// condition variable), waits for the worker at the end of the object's
+// scope, as a std::jthread does. Such a destructor is found as a method that
+// waits on a member is (waitsOnMember); the object need not be the one that
+// holds the worker, which can only make the check quieter.
+static bool destructorWaits(QualType Type) {
+  const CXXRecordDecl *Class = Type->getAsCXXRecordDecl();
+  const CXXDestructorDecl *Dtor = Class ? Class->getDestructor() : nullptr;
+  const FunctionDecl *Definition = nullptr;
+  return Dtor && Dtor->hasBody(Definition) && !isLibtorchDecl(Dtor) &&
+         !Dtor->isInStdNamespace() && waitsOnMember(*Definition);
+}
+
 bool WorkerRaceAnalysis::isJoin(const CFGElement &Element) const {
   if (auto S = Element.getAs<CFGStmt>())
     return llvm::is_contained(Joins, S->getStmt());
   if (auto Dtor = Element.getAs<CFGAutomaticObjDtor>())
-    return joinsOnDestruction(Dtor->getVarDecl()->getType());
+    return joinsOnDestruction(Dtor->getVarDecl()->getType()) ||
+           destructorWaits(Dtor->getVarDecl()->getType());
   return false;
 }
 

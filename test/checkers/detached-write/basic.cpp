@@ -58,10 +58,21 @@ torch::Tensor PositiveDetachOfInput(const torch::Tensor &x) {
   return d;
 }
 
-float PositiveDetachInlineReadAfter() {
+float PositiveDetachBoundReadAfter() {
+  auto x = torch::rand({3});
+  auto d = x.detach();
+  d.zero_();
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'zero_' writes through 'detach()' into local 'x'; 'detach()' shares the storage, it does not copy, so 'x' changes too, and is read afterwards
+  // CHECK-FIXES: {{^}}  auto d = x.detach().clone();{{$}}
+  return x.sum().item<float>();
+}
+
+// A statement that does nothing but write through a temporary detach()
+// writes the tensor on purpose (Note [Statements that only write through
+// detach()]): reading it afterwards is what the statement was for.
+float NegativeDetachInlineReadAfter() {
   auto x = torch::rand({3});
   x.detach().zero_();
-  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'zero_' writes through 'detach()' into local 'x'; 'detach()' shares the storage, it does not copy, so 'x' changes too, and is read afterwards
   return x.sum().item<float>();
 }
 
@@ -89,9 +100,20 @@ void NegativeDataOfUnsavedResult(const torch::Tensor &logits) {
 void PositiveDetachOfUnsavedResultReadAfter(const torch::Tensor &logits) {
   auto w = torch::randn({4}, torch::TensorOptions().requires_grad(true));
   auto scores = logits.mul(w);
-  scores.detach().mul_(2);
-  // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: 'mul_' writes through 'detach()' into local 'scores'; 'detach()' shares the storage, it does not copy, so 'scores' changes too, and is read afterwards
+  auto d = scores.detach();
+  d.mul_(2);
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'mul_' writes through 'detach()' into local 'scores'; 'detach()' shares the storage, it does not copy, so 'scores' changes too, and is read afterwards
+  // CHECK-FIXES: {{^}}  auto d = scores.detach().clone();{{$}}
   scores.sum().backward();
+}
+
+// SAM's perturbation of the parameters, read again by the next forward,
+// after the backward that needed them.
+void NegativePerturbationReadByTheNextForward(const torch::Tensor &x) {
+  auto w = torch::randn({4}, torch::TensorOptions().requires_grad(true));
+  (x * w).sum().backward();
+  w.detach().add_(w.grad() * 0.05);
+  (x * w).sum().backward();
 }
 
 // Negative: the parameter-update idiom.
