@@ -88,9 +88,11 @@ void InplaceOnViewCheck::check(const MatchFinder::MatchResult &Result) {
 //   ranges, nor two `select`s whose indices the code does not show);
 // - the view is read afterwards on some path, before the variable is
 //   declared, rebound or written again;
-// - every loop that holds the write holds the view's declaration too. A
-//   view taken before a loop that refills its base and reads the view in
-//   each pass is a window over a buffer, kept to see each new fill.
+// - every loop that holds the write holds the view's declaration too, or
+//   does not name the view. A view taken before a loop that refills its
+//   base and reads the view in each pass is a window over a buffer, kept to
+//   see each new fill; one read only after the loop (`previous` before a
+//   k-means pass that updates each centroid in place) is stale.
 // The same holds for a view of an object's member that a method of the
 // object returned (`auto dropped = stack.oldest()`, where `oldest()` returns
 // `frames_[0]`), and a call of another method on the same object that writes
@@ -231,10 +233,10 @@ InplaceOnViewCheck::staleView(const WriteEvent &Write) {
         !(MemberOf(Value.AliasSite) &&
           MemberOf(Value.AliasSite) == ArgumentObject))
       continue;
-    if (Loop && !(SM.isBeforeInTranslationUnit(Loop->getBeginLoc(),
-                                               View->getLocation()) &&
-                  SM.isBeforeInTranslationUnit(View->getLocation(),
-                                               Loop->getEndLoc())))
+    if (Loop &&
+        !(SM.isBeforeInTranslationUnit(Loop->getBeginLoc(), View->getLocation()) &&
+          SM.isBeforeInTranslationUnit(View->getLocation(), Loop->getEndLoc())) &&
+        mentions(Loop, View))
       continue;
     const DeclRefExpr *Read = Owner.readAfter(Write, View);
     if (!Read)

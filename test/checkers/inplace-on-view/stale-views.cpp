@@ -142,6 +142,20 @@ float NegativeWindowOverRefilledBuffer(int steps) {
   return total;
 }
 
+// A view taken before a loop that updates its base row by row, read only
+// after the loop: it reads the updated rows, so the shift is always 0.
+float PositiveReadOnlyAfterTheLoop(const torch::Tensor &x, int64_t k) {
+  auto centroids = x.narrow(0, 0, k).clone();
+  auto previous = centroids.narrow(0, 0, k);
+  // CHECK-FIXES: auto previous = centroids.narrow(0, 0, k).clone();
+  for (int64_t c = 0; c < k; ++c)
+    centroids.index_put_({c}, x.mean(0));
+  return score(centroids - previous);
+  // CHECK-NOTES: :[[@LINE-1]]:28: warning: 'previous' is read after 'index_put_' wrote 'centroids' in place; 'previous' holds a view of part of it, so it reads the new values, not the ones it was taken from [libtorch-inplace-on-view]
+  // CHECK-NOTES: :[[@LINE-3]]:15: note: 'index_put_' writes 'centroids' in place here
+  // CHECK-NOTES: :[[@LINE-7]]:29: note: 'previous' is a view of 'centroids' taken here; clone it to keep the values
+}
+
 // A view of the whole tensor is the same tensor seen another way.
 float NegativeWholeReshape() {
   auto weights = torch::rand({4, 4});
