@@ -515,6 +515,10 @@ void DetachedWriteCheck::reportModuleStateWrite(const ModuleStateWrite &Write,
       Called.Of == ModuleInstance::Kind::Variable &&
       Called.Variable->getIdentifier())
     Module = Called.Variable->getName().str();
+  else if (const auto *Arrow = dyn_cast<CXXOperatorCallExpr>(Save.Call.Module);
+           Arrow && Arrow->getOperator() == OO_Arrow)
+    // `model_->forward(x)` of a member of an object that is no module.
+    Module = sourceText(Arrow->getArg(0), AST.getSourceManager(), getLangOpts());
   // "the forward of 'net'", or "the call 'policy.step()'" (Note [Methods
   // that build a graph]).
   std::string Pass = Save.Call.Method

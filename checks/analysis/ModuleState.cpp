@@ -44,6 +44,27 @@ const Expr *moduleOfParameterRange(const Expr *Range, unsigned Depth = 0) {
       return moduleOfParameterRange(Var->getInit(), Depth + 1);
     return nullptr;
   }
+  // Note [Lists that hold a module's parameters]
+  // `params_(model_->parameters())` in a constructor makes the member list
+  // the module's parameters, as a local list initialised with them is: a
+  // write of its elements in a method of the class, or in a function it is
+  // passed to (`sync_.maybe_average(step, params_)` writing
+  // `params[i].data().copy_(mean)`), writes every parameter of the member
+  // module. Every binding of the member in the class's constructors must be
+  // such a list; the module is named relative to `this`, as in the method.
+  if (const auto *Member = dyn_cast<MemberExpr>(Range)) {
+    const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl());
+    if (!Field || !isTensorListType(Field->getType()) ||
+        !isa<CXXThisExpr>(Member->getBase()->IgnoreImplicit()))
+      return nullptr;
+    const Expr *Module = nullptr;
+    for (const MemberBinding &Binding : memberBindings(Field)) {
+      Module = moduleOfParameterRange(Binding.Value, Depth + 1);
+      if (!Module)
+        return nullptr;
+    }
+    return Module;
+  }
   const auto *Call = dyn_cast<CXXMemberCallExpr>(Range);
   if (!Call || !Call->getMethodDecl() ||
       !Call->getMethodDecl()->getIdentifier())
@@ -51,7 +72,9 @@ const Expr *moduleOfParameterRange(const Expr *Range, unsigned Depth = 0) {
   llvm::StringRef Name = Call->getMethodDecl()->getName();
   if (Name != "parameters" && Name != "named_parameters" && Name != "buffers")
     return nullptr;
+  // The module as written, not converted to torch::nn::Module.
   const Expr *Module = Call->getImplicitObjectArgument();
+  Module = Module ? Module->IgnoreParenImpCasts() : nullptr;
   return Module && moduleImplOf(Module->getType()) ? Module : nullptr;
 }
 
@@ -438,10 +461,13 @@ ModuleStateAnalysis::follow(const Expr *Target, const Expr *Site,
         return std::nullopt;
       if (auto Range = Ranges.find(Var); Range != Ranges.end()) {
         const Expr *Module = moduleOfParameterRange(Range->second);
-        if (!Module)
-          return std::nullopt;
-        EveryParameterOf(Module);
-        break;
+        if (Module) {
+          EveryParameterOf(Module);
+          break;
+        }
+        // A loop over a list the function is given, or a member list.
+        E = Range->second;
+        continue;
       }
       if (const Expr *Module = moduleOfParameterRange(E)) {
         EveryParameterOf(Module);
@@ -449,7 +475,7 @@ ModuleStateAnalysis::follow(const Expr *Target, const Expr *Site,
       }
       if (const auto *Param = dyn_cast<ParmVarDecl>(Var);
           Param && Parameter && Param->getDeclContext() == Function &&
-          isTensorType(Param->getType())) {
+          (isTensorType(Param->getType()) || isTensorListType(Param->getType()))) {
         *Parameter = Param->getFunctionScopeIndex();
         Write.InNoGradScope = inNoGradScope(Site, Function);
         return Write;
@@ -458,6 +484,10 @@ ModuleStateAnalysis::follow(const Expr *Target, const Expr *Site,
         return std::nullopt;
       E = Var->getInit();
       continue;
+    }
+    if (const Expr *Module = moduleOfParameterRange(E)) {
+      EveryParameterOf(Module);
+      break;
     }
     const auto *Member = dyn_cast<MemberExpr>(E);
     const auto *Field =

@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include <functional>
+#include <vector>
 
 void PositiveDataOfSavedResult(const torch::Tensor &x) {
   auto w = torch::randn({4, 4}, torch::requires_grad());
@@ -259,3 +260,30 @@ void NegativeStoredLambdaAfterBackward(const torch::Tensor &x, RealHooked &h) {
   x.matmul(w).sum().backward();
   h.renorm_(w);
 }
+
+// A member list bound to a module's parameters, averaged through data() by
+// another object's method between the forward and the backward (Note
+// [Lists that hold a module's parameters]).
+class RealPeerAverage {
+public:
+  void average(const std::vector<torch::Tensor> &params) {
+    for (size_t i = 0; i < params.size(); ++i)
+      params[i].data().mul_(0.5);
+  }
+};
+
+class RealLocalSgd {
+public:
+  RealLocalSgd() : model_(4, 2), params_(model_->parameters()) {}
+  void step(const torch::Tensor &x) {
+    auto loss = model_->forward(x).sum();
+    sync_.average(params_);
+    // CHECK-MESSAGES: :[[@LINE-10]]:24: warning: 'mul_' writes through 'data()' into the parameters of a 'LinearImpl' between the forward of 'model_' that saved them and the backward that needs them
+    loss.backward();
+  }
+
+private:
+  torch::nn::Linear model_;
+  std::vector<torch::Tensor> params_;
+  RealPeerAverage sync_;
+};
