@@ -655,17 +655,25 @@ void DetachedWriteCheck::noteSave(const SavedTensor &Save,
       Caller ? Autograd.backwardNeeding(Save, Write) : std::nullopt;
   if (!Return || !Autograd.isReturnOfGraph(*Return))
     return;
-  const auto *Callee = dyn_cast<NamedDecl>(Caller->Call->getCalleeDecl());
+  // A function object's call is named by the object (`decode(z)`).
+  auto CalledName = [](const CallExpr *Call) -> std::string {
+    if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(Call);
+        Operator && Operator->getOperator() == OO_Call)
+      if (const ValueDecl *Object = namedDecl(Operator->getArg(0)))
+        return Object->getNameAsString();
+    const auto *Callee = dyn_cast_or_null<NamedDecl>(Call->getCalleeDecl());
+    return Callee ? Callee->getNameAsString() : "";
+  };
   diag(*Return, "the graph is returned here", DiagnosticIDs::Note);
   diag(Caller->Call->getExprLoc(), "'%0' is called here",
        DiagnosticIDs::Note)
-      << Callee->getName();
+      << CalledName(Caller->Call);
   // Note [A graph returned through several callers]
   for (const CallExpr *Through : Caller->Through)
     diag(Through->getExprLoc(),
          "'%0' returns what it computes from it, and is called here",
          DiagnosticIDs::Note)
-        << cast<NamedDecl>(Through->getCalleeDecl())->getName();
+        << CalledName(Through);
   diag(Caller->Backward, "the backward that needs it runs here",
        DiagnosticIDs::Note);
 }

@@ -968,13 +968,23 @@ AutogradAnalysis::backwardFromResultOf(const CallExpr *Call) {
 // structured binding, or a backward in the same expression. The arguments
 // that are part of the caller's graph make the parameters they bind part of
 // the function's. A caller that returns the result on is followed too
-// (Note [A graph returned through several callers]).
+// (Note [A graph returned through several callers]). A function object's
+// `operator()` (`decode(z)` with `const InnerProductDecoder decode;`) is
+// such a function; other operators, and lambdas (analysed with the function
+// that holds them), are not.
+static bool isFunctionObjectCall(const CallExpr *Call, const FunctionDecl *Callee) {
+  const auto *Method = dyn_cast_or_null<CXXMethodDecl>(Callee);
+  return isa<CXXOperatorCallExpr>(Call) && Method &&
+         Method->getOverloadedOperator() == OO_Call && !Method->getParent()->isLambda();
+}
+
 MainFileCalls::MainFileCalls(ASTContext &AST) {
   forEachMainFileFunction(AST, [&](const FunctionDecl &Caller) {
     forEachStmt(Caller.getBody(), [&](const Stmt *S) {
       const auto *Call = dyn_cast<CallExpr>(S);
       const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
-      if (Callee && !isa<CXXOperatorCallExpr>(Call) &&
+      if (Callee &&
+          (!isa<CXXOperatorCallExpr>(Call) || isFunctionObjectCall(Call, Callee)) &&
           !Callee->isInStdNamespace() && !isLibtorchDecl(Callee))
         Calls[Callee->getCanonicalDecl()].push_back({Call, &Caller});
     });
@@ -1013,7 +1023,8 @@ std::optional<CallerBackward> findCallerBackward(const FunctionDecl &Function,
   const auto *Method = dyn_cast<CXXMethodDecl>(&Function);
   if (!carriesTensors(Function.getReturnType()) ||
       (Method && (isa<CXXConstructorDecl>(Method) ||
-                  Method->isOverloadedOperator() ||
+                  (Method->isOverloadedOperator() &&
+                   Method->getOverloadedOperator() != OO_Call) ||
                   Method->getParent()->isLambda())))
     return std::nullopt;
   const FunctionDecl *Canonical = Function.getCanonicalDecl();
@@ -1043,8 +1054,10 @@ std::optional<CallerBackward> findCallerBackward(const FunctionDecl &Function,
       Found.Through.push_back(Outer.Call);
       llvm::append_range(Found.Through, Outer.Through);
     }
-    for (unsigned I = 0; I < Call->getNumArgs() && I < Function.getNumParams(); ++I)
-      if (Facts->carriesGraph(Call->getArg(I), Call))
+    // A function object's call passes the object first.
+    unsigned Skip = isFunctionObjectCall(Call, &Function) ? 1 : 0;
+    for (unsigned I = 0; I + Skip < Call->getNumArgs() && I < Function.getNumParams(); ++I)
+      if (Facts->carriesGraph(Call->getArg(I + Skip), Call))
         Found.GraphParams.push_back(Function.getParamDecl(I));
     return Found;
   }

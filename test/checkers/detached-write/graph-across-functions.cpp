@@ -313,3 +313,41 @@ void NegativeNothingOfTheGraphPassed(const torch::Tensor &x) {
   auto features = weightedInput(x);
   (features.matmul(w)).sum().backward();
 }
+
+// A function object's operator() is such a function: the graph-autoencoder
+// decoder removes self-loops from the output sigmoid saved.
+struct InnerProductDecoder {
+  torch::Tensor operator()(const torch::Tensor &z) const {
+    auto adj = torch::sigmoid(z.matmul(z.t()));
+    adj.diagonal().zero_();
+    // CHECK-NOTES: :[[@LINE-1]]:20: warning: 'zero_' writes in place into local 'adj', which 'sigmoid' saved for backward; backward throws 'one of the variables needed for gradient computation has been modified by an inplace operation' [libtorch-detached-write]
+    // CHECK-NOTES: :[[@LINE-2]]:9: note: view of local 'adj' created here by 'diagonal'
+    // CHECK-NOTES: :[[@LINE-4]]:16: note: 'sigmoid' saves its result for backward here
+    // CHECK-NOTES: :[[@LINE+3]]:5: note: the graph is returned here
+    // CHECK-NOTES: :[[@LINE+9]]:15: note: 'decode' is called here
+    // CHECK-NOTES: :[[@LINE+9]]:3: note: the backward that needs it runs here
+    return adj;
+  }
+};
+
+void PositiveFunctionObjectDifferentiated() {
+  auto z = torch::randn({4, 4}, torch::requires_grad());
+  const InnerProductDecoder decode;
+  auto loss = decode(z).sum();
+  loss.backward();
+}
+
+// An operator() never differentiated by its callers.
+struct Thresholder {
+  torch::Tensor operator()(const torch::Tensor &logits) const {
+    auto probs = torch::sigmoid(logits);
+    probs.diagonal().zero_();
+    return probs;
+  }
+};
+
+float NegativeFunctionObjectUnderNoGrad(const torch::Tensor &logits) {
+  torch::NoGradGuard no_grad;
+  const Thresholder threshold;
+  return threshold(logits).sum().item<float>();
+}
