@@ -1,0 +1,69 @@
+// CASE: a k-means quantiser keeps "the previous centroids" of the live
+//       clusters as centroids_.index({alive}), updates centroids_ row by row
+//       with index_put_, and measures the shift against what it kept
+// SOURCE: the kind of code in libtorch vector-quantisation / PQ index
+//       builders (empty clusters are skipped in the convergence test)
+// KIND: near-miss
+// WHY-OK: indexing with a tensor of indices is advanced indexing, which
+//       gathers into a new tensor; `previous` is a copy, not a view, so the
+//       shift is measured against the old values
+#include <torch/torch.h>
+
+#include <cstdio>
+
+namespace quant {
+
+class KMeans {
+ public:
+  KMeans(int64_t k, double tol) : k_(k), tol_(tol) {}
+
+  int fit(const torch::Tensor& x, int max_iter) {
+    centroids_ = x.narrow(0, 0, k_).clone();  // deliberately poor seeding
+    for (int it = 1; it <= max_iter; ++it) {
+      const auto assign = torch::cdist(x, centroids_).argmin(1);
+      const auto counts = torch::bincount(assign, {}, k_);
+      const auto alive = counts.nonzero().squeeze(1);
+      const auto previous = centroids_.index({alive});
+      for (int64_t c = 0; c < k_; ++c) {
+        const auto members = x.index({assign == c});
+        if (members.size(0) > 0) centroids_.index_put_({c}, members.mean(0));
+      }
+      const double shift = (centroids_.index({alive}) - previous).norm().item<double>();
+      if (shift < tol_) return it;
+    }
+    return max_iter;
+  }
+
+  const torch::Tensor& centroids() const { return centroids_; }
+
+ private:
+  int64_t k_;
+  double tol_;
+  torch::Tensor centroids_;
+};
+
+torch::Tensor lloyd_step(const torch::Tensor& x, const torch::Tensor& c) {
+  const auto assign = torch::cdist(x, c).argmin(1);
+  auto next = c.clone();
+  for (int64_t j = 0; j < c.size(0); ++j) {
+    const auto members = x.index({assign == j});
+    if (members.size(0) > 0) next[j] = members.mean(0);
+  }
+  return next;
+}
+
+}  // namespace quant
+
+int main() {
+  torch::manual_seed(10);
+  const auto centers = torch::tensor({{0.0f, 0.0f}, {6.0f, 0.0f}, {0.0f, 6.0f}});
+  const auto labels = torch::arange(300, torch::kLong).div(100, "floor");  // sorted by blob
+  const auto x = centers.index({labels}) + torch::randn({300, 2}) * 0.5;
+
+  quant::KMeans km(3, 1e-4);
+  const int iters = km.fit(x, 50);
+  const double still = (quant::lloyd_step(x, km.centroids()) - km.centroids()).norm().item<double>();
+  std::printf("k-means stopped after %d iteration(s); one more Lloyd step moves %.6f\n", iters,
+              still);
+  return 0;
+}
