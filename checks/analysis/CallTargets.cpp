@@ -66,9 +66,20 @@ const Expr *strip(const Expr *E) {
 
 /// std::move, std::forward, std::make_pair and friends pass their argument.
 bool passesArgument(const FunctionDecl *Callee) {
+  static constexpr llvm::StringLiteral Passing[] = {"move",       "forward", "make_pair",
+                                                    "make_tuple", "ref",     "cref"};
   return Callee && Callee->isInStdNamespace() && Callee->getIdentifier() &&
-         llvm::is_contained({"move", "forward", "make_pair", "make_tuple", "ref", "cref"},
-                            Callee->getName());
+         llvm::is_contained(Passing, Callee->getName());
+}
+
+/// The methods of a standard container that store a callable given to them.
+bool storesArgument(const CXXMethodDecl *Method) {
+  static constexpr llvm::StringLiteral Storing[] = {
+      "push_back",    "emplace_back", "push",      "emplace",
+      "push_front",   "emplace_front", "insert",   "insert_or_assign",
+      "try_emplace",  "assign"};
+  return Method && Method->getIdentifier() &&
+         llvm::is_contained(Storing, Method->getName());
 }
 
 } // namespace
@@ -222,12 +233,7 @@ void CallTargets::buildIndex() {
       }
       // `hooks_.push_back(f)`, `hooks_.emplace(name, f)`.
       if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call)) {
-        const auto *Method = Member->getMethodDecl();
-        if (Method && Method->getIdentifier() &&
-            llvm::is_contained({"push_back", "emplace_back", "push", "emplace",
-                                "push_front", "emplace_front", "insert",
-                                "insert_or_assign", "try_emplace", "assign"},
-                               Method->getName()))
+        if (storesArgument(Member->getMethodDecl()))
           for (const Expr *Arg : Member->arguments())
             Targets.noteStore(functionHolderOf(Member->getImplicitObjectArgument()), Arg);
       }
