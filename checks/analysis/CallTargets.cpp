@@ -2,6 +2,7 @@
 
 #include "CallTargets.h"
 
+#include "AliasAnalysis.h"
 #include "TensorModel.h"
 
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -72,14 +73,14 @@ bool passesArgument(const FunctionDecl *Callee) {
          llvm::is_contained(Passing, Callee->getName());
 }
 
-/// The methods of a standard container that store a callable given to them.
+/// The methods of a standard container that store a callable given to them:
+/// the storing methods every analysis knows, and a map's assigning ones.
 bool storesArgument(const CXXMethodDecl *Method) {
-  static constexpr llvm::StringLiteral Storing[] = {
-      "push_back",    "emplace_back", "push",      "emplace",
-      "push_front",   "emplace_front", "insert",   "insert_or_assign",
-      "try_emplace",  "assign"};
-  return Method && Method->getIdentifier() &&
-         llvm::is_contained(Storing, Method->getName());
+  static constexpr llvm::StringLiteral MapStoring[] = {"insert_or_assign",
+                                                       "try_emplace", "assign"};
+  return isStoringMethod(Method) ||
+         (Method && Method->getIdentifier() &&
+          llvm::is_contained(MapStoring, Method->getName()));
 }
 
 } // namespace
@@ -297,8 +298,10 @@ bool callsStdFunction(const CallExpr *Call) {
 }
 
 bool CallTargets::dispatches(const CallExpr *Call) {
-  return calledFunctionObject(Call) ||
-         (virtualCallee(Call) && isUserCode(virtualCallee(Call), AST));
+  if (calledFunctionObject(Call))
+    return true;
+  const CXXMethodDecl *Virtual = virtualCallee(Call);
+  return Virtual && isUserCode(Virtual, AST);
 }
 
 llvm::SmallVector<const FunctionDecl *, 2>

@@ -1174,12 +1174,20 @@ WorkerRaceAnalysis::positionOf(const Stmt *S) const {
 // scope, as a std::jthread does. Such a destructor is found as a method that
 // waits on a member is (waitsOnMember); the object need not be the one that
 // holds the worker, which can only make the check quieter.
-static bool destructorWaits(QualType Type) {
+// isJoin runs for every element of every path scanned, so each class's
+// destructor is read once per analysis.
+bool WorkerRaceAnalysis::destructorWaits(QualType Type) const {
   const CXXRecordDecl *Class = Type->getAsCXXRecordDecl();
-  const CXXDestructorDecl *Dtor = Class ? Class->getDestructor() : nullptr;
+  if (!Class)
+    return false;
+  auto [Known, New] = JoiningClasses.try_emplace(Class, false);
+  if (!New)
+    return Known->second;
+  const CXXDestructorDecl *Dtor = Class->getDestructor();
   const FunctionDecl *Definition = nullptr;
-  return Dtor && Dtor->hasBody(Definition) && !isLibtorchDecl(Dtor) &&
-         !Dtor->isInStdNamespace() && waitsOnMember(*Definition);
+  return Known->second = Dtor && Dtor->hasBody(Definition) &&
+                         !isLibtorchDecl(Dtor) && !Dtor->isInStdNamespace() &&
+                         waitsOnMember(*Definition);
 }
 
 bool WorkerRaceAnalysis::isJoin(const CFGElement &Element) const {

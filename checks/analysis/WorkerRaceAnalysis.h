@@ -231,6 +231,9 @@ private:
   void buildPaths(const FunctionDecl *Function);
   std::optional<CFGPosition> positionOf(const Stmt *S) const;
   bool isJoin(const CFGElement &Element) const;
+  /// Whether Type's destructor joins or waits on a member (Note [Objects
+  /// that join when they go out of scope]), memoised in JoiningClasses.
+  bool destructorWaits(QualType Type) const;
   bool runsUnjoined(const Stmt *Spawn, const Stmt *Later,
                     const ValueDecl *Root) const;
   const Stmt *useAfter(const WorkerSpawn &Spawn, const ValueDecl *Root,
@@ -286,6 +289,7 @@ private:
   /// The spawning function's CFG; null when it cannot be built.
   std::unique_ptr<CFG> Graph;
   std::unique_ptr<ParentMap> Parents;
+  mutable llvm::DenseMap<const CXXRecordDecl *, bool> JoiningClasses;
   /// The block and element index of each statement of the CFG.
   llvm::DenseMap<const Stmt *, CFGPosition> Positions;
   /// The declarations and assignments of each variable, as Positions.
