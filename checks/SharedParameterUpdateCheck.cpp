@@ -299,9 +299,27 @@ void SharedParameterUpdateCheck::checkNode(const BoundNodes &Nodes,
   }
 }
 
+static bool isModuleRegistration(const Expr *Site) {
+  const auto *Call = dyn_cast<CXXMemberCallExpr>(Site);
+  const CXXMethodDecl *Method = Call ? Call->getMethodDecl() : nullptr;
+  return Method && Method->getIdentifier() &&
+         Method->getName() == "register_module" && Call->getNumArgs() == 2;
+}
+
+/// The handle a repeated step adds: `shared` in `v.push_back(shared)` or
+/// `register_module(name, shared)`.
+static const Expr *addedHandle(const RegistrationStep &Step) {
+  return cast<CallExpr>(Step.Site)->getArg(isModuleRegistration(Step.Site) ? 1 : 0);
+}
+
 /// What repairs a tie, for a sink whose list gets no de-duplicating fix-it.
 static std::string repairHint(const ParameterTie &Tie, bool ModuleLoop) {
   using Kind = ParameterTie::Kind;
+  // Note [Registrations repeated by a loop]: each pass builds its own
+  // module, around one shared one.
+  if (Tie.K == Kind::RepeatedHandle && Tie.First->Repeated &&
+      Tie.First->Repeated != addedHandle(*Tie.First))
+    return "; register the shared module in one place only";
   if (Tie.K == Kind::FilledElement || Tie.K == Kind::RepeatedHandle)
     return "; construct a separate module for each element";
   std::string Hint = ModuleLoop ? "; loop over a de-duplicated parameter list"
@@ -660,14 +678,23 @@ void SharedParameterUpdateCheck::addTieNotes(const ParameterTie &Tie) {
          DiagnosticIDs::Note);
     return;
   case Kind::RepeatedHandle: {
-    const Expr *Handle = nullptr;
-    if (const auto *Call = dyn_cast<CallExpr>(First.Site); Call && Call->getNumArgs())
-      Handle = skipModuleHandleCopies(Call->getArg(0));
+    bool Registers = isModuleRegistration(First.Site);
+    const Expr *Added = addedHandle(First);
+    const Expr *Repeated = First.Repeated ? First.Repeated : Added;
+    if (Repeated == Added) {
+      diag(First.Site->getExprLoc(),
+           "every iteration of the loop %select{adds|registers}0 '%1' here, a "
+           "handle to the same module",
+           DiagnosticIDs::Note)
+          << Registers << sourceText(skipModuleHandleCopies(Added), AST);
+      return;
+    }
     diag(First.Site->getExprLoc(),
-         "every iteration of the loop adds '%0' here, a handle to the same "
-         "module",
+         "every iteration of the loop registers a new module here, built from "
+         "'%0', and each holds that same %select{module|tensor}1",
          DiagnosticIDs::Note)
-        << (Handle ? sourceText(Handle, AST) : std::string("?"));
+        << sourceText(skipModuleHandleCopies(Repeated), AST)
+        << isTensorType(Repeated->getType());
     return;
   }
   case Kind::FilledElement: {

@@ -328,6 +328,15 @@ static bool isStraightLineBody(const Stmt *S, bool AllowRangeLoops) {
   });
 }
 
+/// The variable a container mutation is called on, or null.
+static const VarDecl *listVariable(const CallExpr *Mutation) {
+  const auto *Member = dyn_cast<CXXMemberCallExpr>(Mutation);
+  const auto *Ref = Member ? dyn_cast<DeclRefExpr>(
+                                 Member->getImplicitObjectArgument()->IgnoreParenImpCasts())
+                           : nullptr;
+  return Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+}
+
 bool ParameterListBuilder::appendTensor(const Expr *Tensor,
                                             const CallExpr *Site,
                                             std::vector<ParameterEntry> &List) {
@@ -336,11 +345,20 @@ bool ParameterListBuilder::appendTensor(const Expr *Tensor,
   if (const VarDecl *Var = loopItemOf(Tensor)) {
     const FunctionIndex &Index = Sharing.indexOf(Var);
     if (auto Loop = Index.RangeLoops.find(Var); Loop != Index.RangeLoops.end()) {
+      bool StraightLine = isStraightLineBody(Loop->second->getBody(), false);
+      // Note [Own parameters collected over modules()]
+      if (StraightLine)
+        if (std::optional<std::vector<ParameterEntry>> Walked =
+                Sharing.ownParametersOverWalk(Loop->second,
+                                              listVariable(Site))) {
+          List.insert(List.end(), Walked->begin(), Walked->end());
+          return true;
+        }
       std::optional<std::vector<ParameterEntry>> Range =
           parameterList(Loop->second->getRangeInit());
       if (!Range)
         return false;
-      if (isStraightLineBody(Loop->second->getBody(), false)) {
+      if (StraightLine) {
         List.insert(List.end(), Range->begin(), Range->end());
         return true;
       }

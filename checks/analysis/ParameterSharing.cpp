@@ -522,7 +522,7 @@ void ParameterSharingAnalysis::readConstructor(const CXXConstructorDecl *Ctor,
       continue;
     }
     if (Init->isMemberInitializer() && Value)
-      bindField(Init->getMember(), Value, Model, false);
+      bindField(Init->getMember(), Value, Model, nullptr);
   }
   readStatement(Ctor->getBody(), Model, nullptr);
 }
@@ -543,7 +543,6 @@ void ParameterSharingAnalysis::readStatement(const Stmt *S, ModuleValue &Model,
     return;
   if (isa<ForStmt, CXXForRangeStmt, WhileStmt, DoStmt>(S))
     Loop = S;
-  bool InLoop = Loop != nullptr;
   // `steps->push_back(shared)` into a member ModuleList or Sequential.
   if (const auto *Push = dyn_cast<CXXMemberCallExpr>(S);
       Push && Push->getNumArgs() == 1 && methodOf(Push) &&
@@ -564,7 +563,7 @@ void ParameterSharingAnalysis::readStatement(const Stmt *S, ModuleValue &Model,
     const auto *Field =
         Member ? dyn_cast<FieldDecl>(Member->getMemberDecl()) : nullptr;
     if (Field && isa<CXXThisExpr>(Member->getBase()->IgnoreImplicit())) {
-      bindField(Field, Assign->getArg(1), Model, InLoop);
+      bindField(Field, Assign->getArg(1), Model, Loop);
       return;
     }
   }
@@ -581,7 +580,7 @@ void ParameterSharingAnalysis::readStatement(const Stmt *S, ModuleValue &Model,
       --Depth;
       return;
     }
-    registerCall(Call, Model, nullptr, InLoop);
+    registerCall(Call, Model, nullptr, Loop);
     return;
   }
   for (const Stmt *Child : S->children())
@@ -616,6 +615,7 @@ void ParameterSharingAnalysis::pushIntoMember(const CXXMemberCallExpr *Push,
                         Element->FillSite};
   if (Loop && !Element->FillSite && sameEachIteration(Push->getArg(0), Loop)) {
     Step.RepeatLoop = Loop;
+    Step.Repeated = Push->getArg(0);
     prefix(Container.Parameters, Element->Parameters, Step);
   }
   prefix(Container.Parameters, Element->Parameters, Step);
@@ -624,12 +624,12 @@ void ParameterSharingAnalysis::pushIntoMember(const CXXMemberCallExpr *Push,
 
 void ParameterSharingAnalysis::bindField(const FieldDecl *Field,
                                          const Expr *Init, ModuleValue &Model,
-                                         bool InLoop) {
+                                         const Stmt *Loop) {
   const auto *Call = dyn_cast<CXXMemberCallExpr>(skipModuleHandleCopies(Init));
   if (Call && (isRegistration(Call, "register_parameter") ||
                isRegistration(Call, "register_module") ||
                isRegistration(Call, "register_buffer"))) {
-    registerCall(Call, Model, Field, InLoop);
+    registerCall(Call, Model, Field, Loop);
     return;
   }
   if (moduleImplOf(Field->getType())) {
@@ -644,7 +644,7 @@ void ParameterSharingAnalysis::bindField(const FieldDecl *Field,
 void ParameterSharingAnalysis::registerCall(const CXXMemberCallExpr *Call,
                                             ModuleValue &Model,
                                             const FieldDecl *BoundTo,
-                                            bool InLoop) {
+                                            const Stmt *Loop) {
   if (Call->getNumArgs() < 2)
     return;
   bool IsParameter = isRegistration(Call, "register_parameter");
@@ -677,11 +677,71 @@ void ParameterSharingAnalysis::registerCall(const CXXMemberCallExpr *Call,
   // Note [Registering a filled element in a loop]
   // A loop that registers the elements of a container filled with one handle
   // registers that module once per element; two registrations stand for n.
-  if (InLoop && Module->FillSite)
+  if (Loop && Module->FillSite)
     prefix(Model.Parameters, Module->Parameters, Step);
+  else if (Loop)
+    repeatRegistration(Call, *Module, Step, Loop, Model);
   if (BoundTo)
     Model.FieldModules[BoundTo] =
         std::make_shared<const ModuleValue>(std::move(*Module));
+}
+
+// Note [Registrations repeated by a loop]
+// A loop in a constructor that registers one handle on every pass
+// (`register_module("hop" + std::to_string(i), shared_)`) registers that
+// module once per pass. So does a loop that registers a new module on every
+// pass, built from a module or tensor the loop does not change
+// (`register_module(name, SageLayer(dim, root_))`, where each layer
+// registers its argument): the new modules are distinct, but each holds the
+// shared one. What the loop does not change is what sameEachIteration says:
+// a member of `this`, a parameter, or a local declared outside the loop and
+// never reassigned. A second copy of the shared entries, behind a step that
+// names the loop, stands for the n passes, as two registrations stand for
+// the elements of a filled container.
+void ParameterSharingAnalysis::repeatRegistration(const CXXMemberCallExpr *Call,
+                                                  const ModuleValue &Module,
+                                                  RegistrationStep Step,
+                                                  const Stmt *Loop,
+                                                  ModuleValue &Model) {
+  Step.RepeatLoop = Loop;
+  if (sameEachIteration(Call->getArg(1), Loop)) {
+    Step.Repeated = Call->getArg(1);
+    prefix(Model.Parameters, Module.Parameters, Step);
+    return;
+  }
+  // The arguments of the construction, if the module is built here.
+  const Expr *Built = skipModuleHandleCopies(Call->getArg(1));
+  llvm::ArrayRef<const Expr *> Args;
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(Built))
+    Args = llvm::ArrayRef(Construct->getArgs(), Construct->getNumArgs());
+  else if (const auto *Make = dyn_cast<CallExpr>(Built);
+           Make && Make->getDirectCallee() &&
+           Make->getDirectCallee()->isInStdNamespace() &&
+           Make->getDirectCallee()->getIdentifier() &&
+           Make->getDirectCallee()->getName() == "make_shared")
+    Args = llvm::ArrayRef(Make->getArgs(), Make->getNumArgs());
+  for (const Expr *Arg : Args) {
+    if (!sameEachIteration(Arg, Loop))
+      continue;
+    ObjectKey Shared;
+    if (moduleImplOf(Arg->getType())) {
+      if (std::optional<ModuleValue> Value = moduleValue(Arg))
+        Shared = Value->Identity;
+    } else if (isTensorType(Arg->getType())) {
+      Shared = tensorKey(Arg);
+    }
+    if (!Shared.known())
+      continue;
+    std::vector<ParameterEntry> Held;
+    for (const ParameterEntry &Entry : Module.Parameters) {
+      const ObjectKey &Key = Entry.tensor();
+      if (Key.Root == Shared.Root && Key.Path.size() >= Shared.Path.size() &&
+          std::equal(Shared.Path.begin(), Shared.Path.end(), Key.Path.begin()))
+        Held.push_back(Entry);
+    }
+    Step.Repeated = Arg;
+    prefix(Model.Parameters, Held, Step);
+  }
 }
 
 ModuleValue ParameterSharingAnalysis::construct(
@@ -1018,6 +1078,7 @@ ParameterSharingAnalysis::localModule(const VarDecl *Var, const Expr *Ref) {
       if (Place.Loop && !Element->FillSite &&
           sameEachIteration(Call->getArg(0), Place.Loop)) {
         Step.RepeatLoop = Place.Loop;
+        Step.Repeated = Call->getArg(0);
         prefix(Value->Parameters, Element->Parameters, Step);
       }
       prefix(Value->Parameters, Element->Parameters, Step);
@@ -1242,6 +1303,7 @@ ParameterSharingAnalysis::handleElements(const VarDecl *Container) {
     const CallPlace Place = Index.Places.lookup(Call);
     if (Place.Loop && sameEachIteration(Call->getArg(0), Place.Loop)) {
       Step.RepeatLoop = Place.Loop;
+      Step.Repeated = Call->getArg(0);
       Elements.emplace_back(*Element, Step);
     }
     Elements.emplace_back(std::move(*Element), Step);
@@ -1591,6 +1653,33 @@ ParameterSharingAnalysis::collectedVisit(const CallExpr *Push,
   if (!Visit)
     return std::nullopt;
   return CollectedVisit{*Visit, Parameters, List};
+}
+
+// Note [Own parameters collected over modules()]
+// `for (auto &m : root->modules(false)) for (auto &p : m->parameters(false))
+// flat.push_back(p);` is the usual way to collect "each parameter once". It
+// is, for a tree: each module yields its own tensors. But modules() does not
+// de-duplicate either, so a module registered in two parents is walked twice
+// and its tensors land in the list twice, as they do in root->parameters().
+// The list holds exactly the entries moduleLoopParameters gives for the inner
+// call, when the inner loop runs on every pass of the outer one and the list
+// is declared before the walk (a list declared inside it is per module).
+std::optional<std::vector<ParameterEntry>>
+ParameterSharingAnalysis::ownParametersOverWalk(const CXXForRangeStmt *Inner,
+                                                const VarDecl *List) {
+  const auto *Parameters = dyn_cast_or_null<CXXMemberCallExpr>(
+      skipModuleHandleCopies(Inner->getRangeInit()));
+  if (!isParametersCall(Parameters) || boolArgument(Parameters, 0, true))
+    return std::nullopt;
+  const VarDecl *Module =
+      detail::itemVariable(Parameters->getImplicitObjectArgument());
+  std::optional<ModuleWalk> Outer = Module ? moduleWalkOf(Module) : std::nullopt;
+  if (!Outer || !List ||
+      !AST.getSourceManager().isBeforeInTranslationUnit(List->getLocation(),
+                                                        Outer->Begin) ||
+      !reachedOnEveryPass(Outer->Body, Inner))
+    return std::nullopt;
+  return moduleLoopParameters(Parameters);
 }
 
 std::optional<ParameterSharingAnalysis::RepeatedVisit>

@@ -95,6 +95,9 @@ struct RegistrationStep {
   /// For a handle added once per iteration of a loop that does not change
   /// it (`for (...) v.push_back(shared)`): the loop.
   const Stmt *RepeatLoop = nullptr;
+  /// With RepeatLoop: the handle, or the argument of the module built, that
+  /// is the same on every pass (`shared`, `root_`).
+  const Expr *Repeated = nullptr;
   /// The step is a call of a function of the translation unit whose
   /// returned list holds the rest of the route; Object is unknown.
   bool Returned = false;
@@ -226,6 +229,13 @@ public:
   /// the parameters of such a pair of loops (Note [Lists collected over
   /// modules()]).
   std::optional<CollectedVisit> collectedOverModules(const Expr *ListExpr);
+  /// For the range `m->parameters(false)` of Inner, a loop nested in a walk
+  /// of `root->modules()` that binds `m`, whose body pushes each item into
+  /// List, declared before the walk: every tensor the two loops push, in
+  /// order (Note [Own parameters collected over modules()]); std::nullopt
+  /// for any other loop.
+  std::optional<std::vector<ParameterEntry>>
+  ownParametersOverWalk(const CXXForRangeStmt *Inner, const VarDecl *List);
   /// A container of module handles filled with copies of one handle:
   /// `std::vector<Linear> v(n, Linear(...))` or `v.assign(n, ...)`.
   struct ContainerFill {
@@ -267,9 +277,14 @@ private:
   void pushIntoMember(const CXXMemberCallExpr *Push, const FieldDecl *Field,
                       ModuleValue &Model, const Stmt *Loop);
   void bindField(const FieldDecl *Field, const Expr *Init, ModuleValue &Model,
-                 bool InLoop);
+                 const Stmt *Loop);
   void registerCall(const CXXMemberCallExpr *Call, ModuleValue &Model,
-                    const FieldDecl *BoundTo, bool InLoop);
+                    const FieldDecl *BoundTo, const Stmt *Loop);
+  /// Loop registers Module on every pass (Note [Registrations repeated by a
+  /// loop]): adds a second copy of what each pass registers again.
+  void repeatRegistration(const CXXMemberCallExpr *Call,
+                          const ModuleValue &Module, RegistrationStep Step,
+                          const Stmt *Loop, ModuleValue &Model);
   std::optional<ModuleValue> localModule(const VarDecl *Var, const Expr *Ref);
   /// An object of a class that is not a module but holds modules (Note
   /// [Objects that hold modules]).
