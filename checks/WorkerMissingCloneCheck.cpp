@@ -322,6 +322,27 @@ void WorkerMissingCloneCheck::check(const MatchFinder::MatchResult &Result) {
   }
   for (const MemberWorkerRace &R : Races.memberRaces()) {
     const auto *Spawner = dyn_cast<NamedDecl>(R.Worker.Spawner);
+    if (R.Published) {
+      llvm::SmallVector<FixItHint, 2> Fixes;
+      bool InMacro = R.Published->getBeginLoc().isMacroID() ||
+                     R.Published->getEndLoc().isMacroID();
+      if (InMacro) {
+        // No fix-it.
+      } else if (Isolate) {
+        Fixes.push_back(FixItHint::CreateReplacement(
+            R.Published->getSourceRange(),
+            "torchalias::isolate(" +
+                sourceText(R.Published, SM, getLangOpts()) + ")"));
+        if (auto Include = Inserter.createIncludeInsertion(
+                SM.getFileID(R.Published->getBeginLoc()), IsolateHeader))
+          Fixes.push_back(*Include);
+      } else if (std::optional<FixItHint> Fix =
+                     appendClone(R.Published, SM, getLangOpts())) {
+        Fixes.push_back(*Fix);
+      }
+      reportPublishedMember(R, Fixes);
+      continue;
+    }
     diag(R.Write->Call->getExprLoc(),
          "'%0' writes member '%1' in place while the worker that '%2' starts "
          "may still read it: %select{the thread is detached|'%4' keeps the "
@@ -335,6 +356,23 @@ void WorkerMissingCloneCheck::check(const MatchFinder::MatchResult &Result) {
         << R.Member->getName();
   }
   checkDatasetWrites(*Analysis, Function, *Result.Context);
+}
+
+// Note [Handles published atomically]: at the write, with a note at the
+// atomic store; the fix-it publishes a clone.
+void WorkerMissingCloneCheck::reportPublishedMember(
+    const MemberWorkerRace &R, llvm::ArrayRef<FixItHint> Fixes) {
+  const auto *Publisher = cast<NamedDecl>(R.Worker.Spawner);
+  diag(R.Write->Call->getExprLoc(),
+       "'%0' writes member '%1' in place while other threads may still read "
+       "the snapshot of it that '%2' publishes atomically%select{| in '%4'}3: "
+       "the snapshot shares the member's storage")
+      << R.Write->Operator << R.Member->getName()
+      << Publisher->getNameAsString() << (R.Snapshot != nullptr)
+      << (R.Snapshot ? R.Snapshot->getName() : llvm::StringRef()) << Fixes;
+  diag(R.Worker.Spawn->getBeginLoc(),
+       "'%0' is published here without a copy", DiagnosticIDs::Note)
+      << R.Member->getName();
 }
 
 // Note [OpenMP loops]: at the write, with notes at the loop and at the read

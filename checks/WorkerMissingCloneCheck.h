@@ -37,6 +37,8 @@ private:
   void checkDatasetWrites(const FunctionAliasAnalysis &Analysis,
                           const FunctionDecl *Function, ASTContext &AST);
   void reportParallelLoopRace(const WorkerRace &R);
+  void reportPublishedMember(const MemberWorkerRace &R,
+                             llvm::ArrayRef<FixItHint> Fixes);
 
   const std::string RawWorkerEntryPoints;
   const WorkerEntryPoints Workers;

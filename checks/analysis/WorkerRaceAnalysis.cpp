@@ -1868,10 +1868,119 @@ static bool calledOnlyBeforeStart(const CXXMethodDecl *Writer, const FunctionDec
   return true;
 }
 
+// Note [Handles published atomically]
+// `std::atomic_store(&published_, std::make_shared<const Tensor>(weights_))`
+// publishes a snapshot for readers on other threads: an atomic store says
+// that another thread loads the pointer. The snapshot is a copy of the
+// handle, so it shares weights_'s storage, and an in-place write of the
+// member in any method of the class, before or after the next publication,
+// changes what a reader of an earlier snapshot is reading. Publications are
+// `std::atomic_store`/`std::atomic_exchange` (and their `_explicit` forms)
+// and `store`/`exchange` of a `std::atomic`, of a `make_shared` or
+// `allocate_shared` (directly, or through a local initialised with one)
+// whose argument is the member or a view of it, in the alias analysis of
+// the publishing method. A clone publishes a tensor of its own.
+std::optional<MemberWorkerRace>
+WorkerRaceAnalysis::publicationOf(const CXXRecordDecl *Class,
+                                  const FieldDecl *Member) const {
+  auto IsNamed = [](const NamedDecl *D, llvm::ArrayRef<llvm::StringRef> Names) {
+    return D && D->getIdentifier() && llvm::is_contained(Names, D->getName());
+  };
+  static constexpr llvm::StringRef Stores[] = {
+      "atomic_store", "atomic_store_explicit", "atomic_exchange",
+      "atomic_exchange_explicit"};
+  static constexpr llvm::StringRef AtomicMethods[] = {"store", "exchange"};
+  static constexpr llvm::StringRef Makers[] = {"make_shared", "allocate_shared"};
+  // The stored pointer, and the member that holds it, of an atomic store.
+  auto StoredPointer = [&](const CallExpr *Call)
+      -> std::pair<const Expr *, const ValueDecl *> {
+    const auto *Callee = Call->getDirectCallee();
+    if (!Callee)
+      return {};
+    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call)) {
+      const CXXRecordDecl *Atomic = Member->getRecordDecl();
+      if (!IsNamed(Callee, AtomicMethods) || !IsNamed(Atomic, {"atomic"}) ||
+          !Atomic->isInStdNamespace() || Call->getNumArgs() == 0)
+        return {};
+      const auto *Object = dyn_cast<MemberExpr>(
+          Member->getImplicitObjectArgument()->IgnoreParenImpCasts());
+      return {Call->getArg(0), Object ? Object->getMemberDecl() : nullptr};
+    }
+    if (!Callee->isInStdNamespace() || !IsNamed(Callee, Stores) ||
+        Call->getNumArgs() < 2)
+      return {};
+    const auto *Address =
+        dyn_cast<UnaryOperator>(Call->getArg(0)->IgnoreParenImpCasts());
+    const auto *Object =
+        Address && Address->getOpcode() == UO_AddrOf
+            ? dyn_cast<MemberExpr>(Address->getSubExpr()->IgnoreParenImpCasts())
+            : nullptr;
+    return {Call->getArg(1), Object ? Object->getMemberDecl() : nullptr};
+  };
+  // The handle a `make_shared<Tensor>(...)` copies, through a local.
+  // Through copies and moves of the pointer.
+  auto Copied = [](const Expr *E) {
+    E = E->IgnoreImplicit();
+    while (const auto *Copy = dyn_cast<CXXConstructExpr>(E)) {
+      if (Copy->getNumArgs() != 1 ||
+          !Copy->getConstructor()->isCopyOrMoveConstructor())
+        break;
+      E = Copy->getArg(0)->IgnoreImplicit();
+    }
+    if (const auto *Move = dyn_cast<CallExpr>(E);
+        Move && Move->getNumArgs() == 1 && Move->getDirectCallee() &&
+        Move->getDirectCallee()->isInStdNamespace() &&
+        Move->getDirectCallee()->getIdentifier() &&
+        Move->getDirectCallee()->getName() == "move")
+      E = Move->getArg(0)->IgnoreImplicit();
+    return E;
+  };
+  auto Pointee = [&](const Expr *Pointer) -> const Expr * {
+    const Expr *E = Copied(Pointer);
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+      if (const auto *Local = dyn_cast<VarDecl>(Ref->getDecl());
+          Local && Local->isLocalVarDecl() && Local->getInit())
+        E = Copied(Local->getInit());
+    const auto *Make = dyn_cast<CallExpr>(E);
+    const FunctionDecl *Maker = Make ? Make->getDirectCallee() : nullptr;
+    if (!Maker || !Maker->isInStdNamespace() || !IsNamed(Maker, Makers) ||
+        Make->getNumArgs() == 0)
+      return nullptr;
+    const Expr *Handle = Make->getArg(Make->getNumArgs() - 1);
+    return isTensorType(Handle->getType()) ? Handle : nullptr;
+  };
+  for (const CXXMethodDecl *Declared : Class->methods()) {
+    const FunctionDecl *Definition = Declared->getDefinition();
+    if (!Definition || !Definition->getBody())
+      continue;
+    std::optional<MemberWorkerRace> Found;
+    forEachStmt(Definition->getBody(), [&](const Stmt *S) {
+      const auto *Call = dyn_cast<CallExpr>(S);
+      if (Found || !Call)
+        return;
+      auto [Pointer, Snapshot] = StoredPointer(Call);
+      const Expr *Handle = Pointer ? Pointee(Pointer) : nullptr;
+      const FunctionAliasAnalysis *Publisher =
+          Handle ? AnalyzeCallee(Definition) : nullptr;
+      if (!Publisher)
+        return;
+      AliasValue Value = Publisher->evaluate(Handle, AliasEnvironment());
+      if (Value.Root != Member || !Value.OwnMember)
+        return;
+      Found = MemberWorkerRace{nullptr, Member, {Call, Definition, nullptr},
+                               Handle, Snapshot};
+    });
+    if (Found)
+      return Found;
+  }
+  return std::nullopt;
+}
+
 void WorkerRaceAnalysis::findMemberRaces(const CXXMethodDecl *Method) {
   if (isa<CXXConstructorDecl, CXXDestructorDecl>(Method) || Method->isStatic())
     return;
   llvm::DenseSet<const FieldDecl *> Reported;
+  llvm::DenseMap<const FieldDecl *, MemberWorkerRace> PublicationOf;
   // The worker of each member written, looked up once per member.
   llvm::DenseMap<const FieldDecl *,
                  std::optional<WorkerEntryPoints::LastingWorker>>
@@ -1882,10 +1991,30 @@ void WorkerRaceAnalysis::findMemberRaces(const CXXMethodDecl *Method) {
         Reported.count(Member) || isLocked(Write.Call))
       continue;
     auto [Known, Inserted] = WorkerOf.try_emplace(Member);
-    if (Inserted)
+    if (Inserted) {
       Known->second = Workers.lastingWorkerReading(Method->getParent(), Member);
+      if (!Known->second)
+        if (std::optional<MemberWorkerRace> Published =
+                publicationOf(Method->getParent(), Member)) {
+          PublicationOf[Member] = *Published;
+          Known->second = Published->Worker;
+        }
+    }
     const std::optional<WorkerEntryPoints::LastingWorker> &Worker =
         Known->second;
+    // A published snapshot is read by whoever loaded it, whichever method
+    // wrote the member: the publishing method's own writes race the
+    // readers of its earlier snapshots.
+    if (auto Published = PublicationOf.find(Member);
+        Published != PublicationOf.end()) {
+      if (calledOnlyBeforeStart(Method, Worker->Spawner))
+        continue;
+      Reported.insert(Member);
+      MemberWorkerRace Race = Published->second;
+      Race.Write = &Write;
+      MemberRaces.push_back(Race);
+      continue;
+    }
     // The worker's own writes, and those of the method that starts it (the
     // spawner's side of this function), are not the other side.
     if (!Worker ||

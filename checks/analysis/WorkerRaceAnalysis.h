@@ -113,6 +113,12 @@ struct MemberWorkerRace {
   const WriteEvent *Write = nullptr;
   const FieldDecl *Member = nullptr;
   WorkerEntryPoints::LastingWorker Worker;
+  /// For a member published to other threads (Note [Handles published
+  /// atomically]): Worker.Spawn is the atomic store, Worker.Spawner the
+  /// method that makes it, Published the handle it stores a pointer to, and
+  /// Snapshot the member that holds the pointer (null for a local).
+  const Expr *Published = nullptr;
+  const ValueDecl *Snapshot = nullptr;
 };
 
 /// Finds the races between a spawner and its workers in one function.
@@ -227,6 +233,10 @@ private:
   void findParallelLoopRaces(const FunctionDecl *Function);
   bool isLocked(const Stmt *S) const;
   void findMemberRaces(const CXXMethodDecl *Method);
+  /// An atomic store, in a method of Class, of a pointer to a handle of
+  /// its member Member (Note [Handles published atomically]).
+  std::optional<MemberWorkerRace> publicationOf(const CXXRecordDecl *Class,
+                                                const FieldDecl *Member) const;
   bool joinedBetween(SourceLocation From, SourceLocation To) const;
   void buildPaths(const FunctionDecl *Function);
   std::optional<CFGPosition> positionOf(const Stmt *S) const;
