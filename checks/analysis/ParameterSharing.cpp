@@ -90,6 +90,37 @@ bool isContainerModule(const CXXRecordDecl *Impl) {
           Impl->getName() == "ModuleListImpl");
 }
 
+bool isModuleDict(const CXXRecordDecl *Impl) {
+  return Impl && Impl->getIdentifier() && isLibtorchDecl(Impl) &&
+         Impl->getName() == "ModuleDictImpl";
+}
+
+/// The key and the module of a (name, module) pair: the arguments of an
+/// `emplace_back(key, module)`, of `std::make_pair(key, module)` or of a
+/// brace pair `{key, module}`.
+std::optional<std::pair<const Expr *, const Expr *>> keyAndModule(const Expr *E) {
+  E = E->IgnoreImplicit();
+  if (const auto *Temporary = dyn_cast<CXXFunctionalCastExpr>(E))
+    E = Temporary->getSubExpr()->IgnoreImplicit();
+  // A pair converted to the container's pair type.
+  while (const auto *Convert = dyn_cast<CXXConstructExpr>(E)) {
+    if (Convert->getNumArgs() != 1)
+      break;
+    E = Convert->getArg(0)->IgnoreImplicit();
+  }
+  if (const auto *Init = dyn_cast<InitListExpr>(E); Init && Init->getNumInits() == 2)
+    return std::make_pair(Init->getInit(0), Init->getInit(1));
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E);
+      Construct && Construct->getNumArgs() == 2)
+    return std::make_pair(Construct->getArg(0), Construct->getArg(1));
+  if (const auto *Call = dyn_cast<CallExpr>(E))
+    if (const FunctionDecl *Callee = Call->getDirectCallee();
+        Callee && Callee->isInStdNamespace() && Callee->getIdentifier() &&
+        Callee->getName() == "make_pair" && Call->getNumArgs() == 2)
+      return std::make_pair(Call->getArg(0), Call->getArg(1));
+  return std::nullopt;
+}
+
 const CXXConstructorDecl *chooseConstructor(const CXXRecordDecl *Impl,
                                             std::optional<unsigned> NumArgs) {
   const CXXConstructorDecl *Only = nullptr;
@@ -750,6 +781,13 @@ ModuleValue ParameterSharingAnalysis::construct(
   ModuleValue Value;
   Value.Identity = Identity;
   Value.Impl = Impl;
+  if (isModuleDict(Impl)) {
+    if (Args.size() == 1)
+      if (std::optional<ModuleElements> Elements = dictElements(Args[0]))
+        for (const auto &[Element, Step] : *Elements)
+          prefix(Value.Parameters, Element.Parameters, Step);
+    return Value;
+  }
   if (isContainerModule(Impl)) {
     for (size_t Index = 0; Index < Args.size(); ++Index) {
       const Expr *Arg = Args[Index];
@@ -806,6 +844,124 @@ ModuleValue ParameterSharingAnalysis::construct(
   ModuleValue Result = rebase(*Model, Substitution);
   Result.FillSite = nullptr;
   return Result;
+}
+
+// Note [Dictionaries of modules]
+// `ModuleDict(pairs)` registers each pair's module under its key, in order;
+// a key given again replaces the module before it rather than registering a
+// second one. So one module under two keys (a relation and its inverse
+// sharing a transform) is registered twice, and parameters() holds its
+// tensors twice. The pairs are a brace list, or a local vector grown by
+// `emplace_back(key, module)` or `push_back` of a pair. Two keys are known
+// to differ when both are literals that differ, or when one is the other
+// with a literal added before or after it (`rel` and `rel + "_inv"`); a
+// dictionary with one module under two keys not known to differ is not
+// followed, since the second may replace the first.
+static bool keysDiffer(const Expr *A, const Expr *B, const ASTContext &AST) {
+  auto Bare = [](const Expr *E) {
+    E = E->IgnoreImplicit();
+    while (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+      if (Construct->getNumArgs() == 0)
+        break;
+      E = Construct->getArg(0)->IgnoreImplicit();
+    }
+    return E;
+  };
+  auto Text = [&](const Expr *E) {
+    return Lexer::getSourceText(CharSourceRange::getTokenRange(E->getSourceRange()),
+                                AST.getSourceManager(), AST.getLangOpts());
+  };
+  const auto *LiteralA = dyn_cast<StringLiteral>(Bare(A));
+  const auto *LiteralB = dyn_cast<StringLiteral>(Bare(B));
+  if (LiteralA && LiteralB)
+    return LiteralA->getString() != LiteralB->getString();
+  // `Other + "lit"` or `"lit" + Other`, against Other.
+  auto Extends = [&](const Expr *Longer, const Expr *Shorter) {
+    const auto *Plus = dyn_cast<CXXOperatorCallExpr>(Bare(Longer));
+    if (!Plus || Plus->getOperator() != OO_Plus || Plus->getNumArgs() != 2)
+      return false;
+    for (unsigned Side = 0; Side < 2; ++Side) {
+      const auto *Literal = dyn_cast<StringLiteral>(Bare(Plus->getArg(Side)));
+      if (Literal && !Literal->getString().empty() &&
+          Text(Plus->getArg(1 - Side)) == Text(Shorter))
+        return true;
+    }
+    return false;
+  };
+  return Extends(A, B) || Extends(B, A);
+}
+
+std::optional<ModuleElements>
+ParameterSharingAnalysis::dictElements(const Expr *Pairs) {
+  std::vector<std::pair<const Expr *, const Expr *>> Items; // key, module
+  llvm::SmallVector<const Expr *, 4> Sites;
+  const Expr *E = Pairs->IgnoreImplicit();
+  while (const auto *Copy = dyn_cast<CXXConstructExpr>(E)) {
+    if (Copy->getNumArgs() != 1 || isa<CXXStdInitializerListExpr>(
+                                        Copy->getArg(0)->IgnoreImplicit()))
+      break;
+    E = Copy->getArg(0)->IgnoreImplicit();
+  }
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E);
+      Construct && Construct->getNumArgs() >= 1)
+    E = Construct->getArg(0)->IgnoreImplicit();
+  if (const auto *List = dyn_cast<CXXStdInitializerListExpr>(E))
+    E = List->getSubExpr()->IgnoreImplicit();
+  if (const auto *Init = dyn_cast<InitListExpr>(E)) {
+    for (const Expr *Pair : Init->inits()) {
+      std::optional<std::pair<const Expr *, const Expr *>> Item = keyAndModule(Pair);
+      if (!Item)
+        return std::nullopt;
+      Items.push_back(*Item);
+      Sites.push_back(Pair);
+    }
+  } else if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+    if (!Var || !Var->isLocalVarDecl())
+      return std::nullopt;
+    const FunctionIndex &Index = indexOf(Var);
+    if (Index.Reassigned.count(Var) || Index.RangeInits.count(Var) ||
+        !Index.PassedByReference.lookup(Var).empty())
+      return std::nullopt;
+    if (const Expr *VarInit = Var->getInit()) {
+      const auto *Construct = dyn_cast<CXXConstructExpr>(VarInit->IgnoreImplicit());
+      if (!Construct || Construct->getNumArgs() != 0)
+        return std::nullopt;
+    }
+    for (const CallExpr *Call : Index.Calls.lookup(Var)) {
+      if (!isContainerMutation(Call))
+        continue;
+      llvm::StringRef Name = methodOf(Call)->getName();
+      std::optional<std::pair<const Expr *, const Expr *>> Item;
+      if (Name == "emplace_back" && Call->getNumArgs() == 2)
+        Item = std::make_pair(Call->getArg(0), Call->getArg(1));
+      else if ((Name == "push_back" || Name == "emplace_back") &&
+               Call->getNumArgs() == 1)
+        Item = keyAndModule(Call->getArg(0));
+      if (!Item || Index.Places.lookup(Call).Conditional)
+        return std::nullopt;
+      Items.push_back(*Item);
+      Sites.push_back(Call);
+    }
+  } else {
+    return std::nullopt;
+  }
+  ModuleElements Elements;
+  for (size_t I = 0; I < Items.size(); ++I) {
+    std::optional<ModuleValue> Element = moduleValue(Items[I].second);
+    if (!Element)
+      return std::nullopt;
+    // One module under a key that may equal an earlier one's.
+    for (size_t J = 0; J < I; ++J)
+      if (Elements[J].first.Identity.known() &&
+          Elements[J].first.Identity == Element->Identity &&
+          !keysDiffer(Items[J].first, Items[I].first, AST))
+        return std::nullopt;
+    RegistrationStep Step{"", Sites[I], Element->Identity, Element->FillSite};
+    Step.Name = nameArgument(Items[I].first, &Step.NameFromSource);
+    Elements.emplace_back(std::move(*Element), Step);
+  }
+  return Elements;
 }
 
 // Note [Objects that hold modules]

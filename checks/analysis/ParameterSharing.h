@@ -294,6 +294,9 @@ private:
   /// The modules a local container of handles holds, each with the step
   /// that put it in (two for a fill or a loop that repeats one handle).
   std::optional<ModuleElements> handleElements(const VarDecl *Container);
+  /// The modules of the (name, module) pairs a ModuleDict is built from,
+  /// each with its key as the step's name (Note [Dictionaries of modules]).
+  std::optional<ModuleElements> dictElements(const Expr *Pairs);
   /// Whether Arg, added in Loop, is the same handle on every iteration.
   bool sameEachIteration(const Expr *Arg, const Stmt *Loop);
   const VarDecl *loopContainerOf(const Expr *List);

@@ -218,6 +218,18 @@ public:
   size_t size() const noexcept;
 };
 TORCH_MODULE(ModuleList);
+// torch/nn/modules/container/moduledict.h: each pair's module is registered
+// under its key; a key given again replaces the module before it.
+class ModuleDictImpl : public Cloneable<ModuleDictImpl> {
+public:
+  ModuleDictImpl() = default;
+  explicit ModuleDictImpl(
+      const std::vector<std::pair<std::string, std::shared_ptr<Module>>> &modules);
+  void reset() override;
+  std::shared_ptr<Module> operator[](const std::string &key) const;
+  size_t size() const noexcept;
+};
+TORCH_MODULE(ModuleDict);
 namespace init {
 Tensor uniform_(Tensor tensor, double low = 0, double high = 1);
 Tensor zeros_(Tensor tensor);
