@@ -250,8 +250,11 @@ void reportRace(ClangTidyCheck &Check, const WorkerRace &R,
                "'%0' is written in place here", DiagnosticIDs::Note)
         << Member->getName();
   } else
+    // A tensor handed over as a parameter of its module (`model->weight`)
+    // is written by an update of the module's parameters.
     Check.diag(R.Write->Call->getExprLoc(),
-               Module || Step ? "'%0' updates the parameters of %1 in place here"
+               Module || Step || moduleImplOf(S.Root->getType())
+                   ? "'%0' updates the parameters of %1 in place here"
                               : "'%0' writes %1 in place here",
                DiagnosticIDs::Note)
         << R.Write->Operator << (Step ? Root : Written);

@@ -30,6 +30,24 @@ const FunctionDecl *boundFunction(const Expr *E) {
   return nullptr;
 }
 
+// Note [Function objects as callables]
+// `std::async(std::launch::async, HoldoutEval{model->weight, x_val})`: an
+// object of a class of the user's with an `operator()` is a callable too.
+// The worker runs a copy of it, and copying it copies the handles it holds,
+// so what it was built from is shared as an argument would be. Its
+// `operator()` takes the arguments after it.
+const CXXMethodDecl *functorCall(const Expr *E) {
+  QualType Type = E->getType().getNonReferenceType();
+  const CXXRecordDecl *Class = Type->getAsCXXRecordDecl();
+  if (!Class || !Class->hasDefinition() || Class->isLambda() ||
+      Class->isInStdNamespace())
+    return nullptr;
+  for (const CXXMethodDecl *Method : Class->getDefinition()->methods())
+    if (Method->getOverloadedOperator() == OO_Call && Method->hasBody())
+      return Method;
+  return nullptr;
+}
+
 bool isPartitioned(llvm::StringRef Name) {
   return Name == "at::parallel_for" || Name == "at::parallel_reduce";
 }
@@ -306,8 +324,13 @@ WorkerEntryPoints::matchEntryPoint(const Expr *E) const {
     const Expr *Arg = Spawn.Args[I];
     Spawn.Lambda = lambdaArgument(Arg);
     Spawn.Bound = Spawn.Lambda ? nullptr : boundFunction(Arg);
-    if (!Spawn.Lambda && !Spawn.Bound)
-      continue;
+    if (!Spawn.Lambda && !Spawn.Bound) {
+      const CXXMethodDecl *Call = functorCall(Arg);
+      if (!Call)
+        continue;
+      Spawn.Functor = Arg;
+      Spawn.Bound = Call->getDefinition();
+    }
     Spawn.BoundArgs.append(Spawn.Args.begin() + I + 1, Spawn.Args.end());
     break;
   }

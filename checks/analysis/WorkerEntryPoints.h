@@ -44,8 +44,12 @@ struct WorkerSpawn {
   /// For an OpenMP loop (Note [OpenMP loops]): the loop, whose iterations
   /// are the chunks. Site is null.
   const Stmt *Loop = nullptr;
-  /// The callable, if it names a function with a body here.
+  /// The callable, if it names a function with a body here, or the
+  /// `operator()` of Functor.
   const FunctionDecl *Bound = nullptr;
+  /// The callable, if it is an object of a class with an `operator()` (Note
+  /// [Function objects as callables]).
+  const Expr *Functor = nullptr;
   /// Arguments after the callable, bound to Bound's parameters in order.
   llvm::SmallVector<const Expr *, 4> BoundArgs;
   /// Every argument of the call (the object of a method call excluded).

@@ -873,6 +873,50 @@ const ValueDecl *WorkerRaceAnalysis::sharedRoot(const VarDecl *Var, SharedKind K
   return placeOfVariable(Var, 0).Base;
 }
 
+/// The root of what a worker is handed: the tensor's, or the holder's. A
+/// parameter of a module (`model->weight`) is reached through the module,
+/// whose parameters() an update loop writes.
+const ValueDecl *WorkerRaceAnalysis::sharedTensorOrHolder(const Expr *E,
+                                                          SharedKind Kind) const {
+  TensorPlace Place = placeOf(E);
+  if (Kind != SharedKind::Tensor || Place.OfModule)
+    return Place.Base;
+  return Analysis.evaluate(E, Environment).Root;
+}
+
+/// What a function object handed to a worker shares (Note [Function objects
+/// as callables]): the tensors and holders it is built from, or the local
+/// object itself.
+void WorkerRaceAnalysis::functorValues(const Expr *Functor,
+                                       std::vector<SharedValue> &Shared) const {
+  const Expr *E = Functor->IgnoreImplicit();
+  if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(E))
+    E = Cast->getSubExpr()->IgnoreImplicit();
+  llvm::ArrayRef<const Expr *> Parts;
+  if (const auto *Init = dyn_cast<InitListExpr>(E))
+    Parts = llvm::ArrayRef(Init->getInits(), Init->getNumInits());
+  else if (const auto *Construct = dyn_cast<CXXConstructExpr>(E);
+           Construct && !Construct->getConstructor()->isCopyOrMoveConstructor())
+    Parts = llvm::ArrayRef(Construct->getArgs(), Construct->getNumArgs());
+  else
+    Parts = llvm::ArrayRef(&Functor, 1); // a local object, copied
+  for (const Expr *Part : Parts) {
+    std::optional<SharedKind> Kind = sharedKind(Part->getType());
+    if (!Kind)
+      continue;
+    SharedValue V;
+    V.Kind = *Kind;
+    V.Root = sharedTensorOrHolder(Part, *Kind);
+    V.Argument = Part;
+    V.Name = Lexer::getSourceText(
+                 CharSourceRange::getTokenRange(Part->getSourceRange()), *SM,
+                 *LangOpts)
+                 .str();
+    if (V.Root)
+      Shared.push_back(V);
+  }
+}
+
 std::vector<SharedValue>
 WorkerRaceAnalysis::sharedValues(const WorkerSpawn &Spawn) const {
   std::vector<SharedValue> Shared;
@@ -900,9 +944,7 @@ WorkerRaceAnalysis::sharedValues(const WorkerSpawn &Spawn) const {
       continue;
     SharedValue V;
     V.Kind = *Kind;
-    V.Root = *Kind == SharedKind::Tensor
-                 ? Analysis.evaluate(Object, Environment).Root
-                 : placeOf(Object).Base;
+    V.Root = sharedTensorOrHolder(Object, *Kind);
     V.Argument = Arg;
     V.ByReference = ByReference;
     if (const auto *Ref = dyn_cast<DeclRefExpr>(
@@ -919,6 +961,8 @@ WorkerRaceAnalysis::sharedValues(const WorkerSpawn &Spawn) const {
     if (V.Root)
       Shared.push_back(V);
   }
+  if (Spawn.Functor)
+    functorValues(Spawn.Functor, Shared);
   if (Spawn.Lambda)
     for (const LambdaCapture &Capture : Spawn.Lambda->captures()) {
       if (Capture.capturesThis()) {

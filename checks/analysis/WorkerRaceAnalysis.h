@@ -214,6 +214,8 @@ private:
   /// time]).
   llvm::SmallVector<const FunctionDecl *, 2> definitionsRunBy(const CallExpr *Call) const;
   std::vector<SharedValue> sharedValues(const WorkerSpawn &Spawn) const;
+  void functorValues(const Expr *Functor, std::vector<SharedValue> &Shared) const;
+  const ValueDecl *sharedTensorOrHolder(const Expr *E, SharedKind Kind) const;
   const ValueDecl *sharedRoot(const VarDecl *Var, SharedKind Kind) const;
   void membersThroughThis(const Stmt *Body, const LambdaCapture *Capture,
                           const Expr *Argument, std::vector<SharedValue> &Shared) const;
