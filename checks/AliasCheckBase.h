@@ -12,6 +12,7 @@
 
 #include "Compat.h"
 #include "AliasAnalysis.h"
+#include "AutogradAnalysis.h"
 #include "clang-tidy/ClangTidyCheck.h"
 #include "clang/ASTMatchers/ASTMatchers.h"
 
@@ -45,6 +46,10 @@ private:
 
 /// `.clone()` appended to E, or std::nullopt when E begins or ends in a
 /// macro.
+/// The operator or function a writing call is spelled with (`masked_fill_`,
+/// `renorm_`, a helper's name); empty when there is none.
+std::string writerName(const Expr *Call, const OperatorTable &Table);
+
 std::optional<FixItHint> appendClone(const Expr *E, const SourceManager &SM,
                                      const LangOptions &LangOpts);
 
@@ -88,6 +93,29 @@ protected:
   /// Notes at the alias site and, for a write inside a callee, at that write.
   void addAliasNotes(const WriteEvent &Write);
 
+  /// The autograd facts of Function; for a function with no backward of its
+  /// own, with the backward of a caller that differentiates the graph it
+  /// returns (Note [A graph returned to the caller]).
+  std::unique_ptr<AutogradAnalysis> autogradFacts(const FunctionDecl &Function,
+                                                  ASTContext &AST);
+  /// The save that Write, an in-place write that is not through `.data()`
+  /// or `detach()`, breaks, if a backward needs it (Note [In-place writes
+  /// into saved tensors]); null otherwise.
+  const SavedTensor *savedTensorBroken(const WriteEvent &Write,
+                                       const AutogradAnalysis &Autograd);
+  /// Reports Write, which breaks Save: at the write (in a helper, where the
+  /// helper writes), with notes at the call, the views, the save and the
+  /// backward.
+  void reportSavedTensorWrite(const WriteEvent &Write, const SavedTensor &Save,
+                              const AutogradAnalysis &Autograd);
+  /// Whether Write is in a lambda that Function stores for later (Note
+  /// [Lambdas stored for later]): it runs at a time Function does not show.
+  bool runsLater(const WriteEvent &Write, const FunctionDecl &Function);
+  /// The save, and, for a graph returned to a caller, where that caller
+  /// differentiates it.
+  void noteSave(const SavedTensor &Save, const AutogradAnalysis &Autograd,
+                const Expr *Write);
+
   /// The operator table; valid once analyze() has returned an analysis.
   /// The table named by the OperatorTable option, loaded on first use; a
   /// table that cannot be loaded is reported and the built-in one is used.
@@ -101,6 +129,9 @@ private:
   const std::string OperatorTablePath;
   std::shared_ptr<const OperatorTable> Table;
   std::unique_ptr<AliasAnalysisContext> Analysis;
+  /// The calls of the current translation unit's main file, built when a
+  /// function that may return a graph first needs them.
+  std::unique_ptr<MainFileCalls> Calls;
 };
 
 } // namespace clang::tidy::libtorch

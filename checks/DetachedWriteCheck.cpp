@@ -33,19 +33,6 @@ static const BindingDecl *boundName(const WriteEvent &Write) {
   return Ref ? dyn_cast<BindingDecl>(Ref->getDecl()) : nullptr;
 }
 
-/// Whether the writing call writes its target also when that is a leaf
-/// that requires grad.
-static bool writesGradLeaf(const WriteEvent &Write, const OperatorTable &Ops) {
-  const auto *Call = dyn_cast<CallExpr>(Write.Call);
-  std::optional<TensorCall> Tensor =
-      Call ? resolveTensorCall(Call, Ops) : std::nullopt;
-  if (!Tensor)
-    return false;
-  return llvm::any_of(Tensor->WritesGradLeaves, [&](unsigned Position) {
-    return Tensor->Args[Position] == Write.Target;
-  });
-}
-
 /// Whether Body calls a module and a backward (or, with Backward, is one):
 /// what the rule on module state needs before it builds anything.
 static bool callsModuleAndBackward(const Stmt *Body, bool Backward) {
@@ -78,21 +65,8 @@ void DetachedWriteCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   std::unique_ptr<AutogradAnalysis> Autograd;
   auto Facts = [&]() -> AutogradAnalysis & {
-    if (Autograd)
-      return *Autograd;
-    const SavedTensorTable *Saved = SavedTensorTable::builtin().get();
-    Autograd = std::make_unique<AutogradAnalysis>(*Function, *Result.Context,
-                                                  &table(), Saved);
-    // A function with no backward of its own may return a graph that a
-    // caller differentiates (Note [A graph returned to the caller]).
-    if (!Autograd->hasBackward()) {
-      if (!Calls)
-        Calls = std::make_unique<MainFileCalls>(*Result.Context);
-      if (std::optional<CallerBackward> Caller =
-              callerBackward(*Function, *Calls, *Result.Context, &table()))
-        Autograd = std::make_unique<AutogradAnalysis>(
-            *Function, *Result.Context, &table(), Saved, &*Caller);
-    }
+    if (!Autograd)
+      Autograd = autogradFacts(*Function, *Result.Context);
     return *Autograd;
   };
   llvm::DenseSet<const Expr *> Reported;
@@ -106,7 +80,7 @@ void DetachedWriteCheck::check(const MatchFinder::MatchResult &Result) {
           // ac->forward(obs)`) holds what a returned tuple saved.
           WriteEvent Named = Write;
           Named.Value.Root = Bound;
-          if (checkInPlaceWrite(Named, Facts()))
+          if (checkInPlaceWrite(Named, Facts(), /*ThroughViews=*/true))
             Reported.insert(Write.Call);
           continue;
         }
@@ -184,60 +158,8 @@ static bool writesOnlyThrough(const WriteEvent &Write) {
   return false;
 }
 
-// Note [Lambdas stored for later]
-// A write in a lambda body runs when the lambda is called. A lambda handed
-// to a call (an algorithm, `parallel_for`, `apply`) runs during that call,
-// and one held by a local variable is taken to run where it is written; but
-// one stored in a member or a non-local (`pending_ = [cb] { ... };`) or
-// returned runs at a time this function does not show, typically after the
-// backward the module's caller runs. Its writes are not ordered against
-// this function's forward and backward.
-static bool storedForLater(const LambdaExpr *Lambda, const ParentMap &Parents) {
-  const Stmt *Node = Lambda;
-  for (unsigned Depth = 0; Depth < 8; ++Depth) {
-    Node = Parents.getParent(Node);
-    if (!Node)
-      return false;
-    if (isa<ImplicitCastExpr, MaterializeTemporaryExpr, CXXBindTemporaryExpr,
-            CXXConstructExpr, CXXFunctionalCastExpr, ExprWithCleanups,
-            ParenExpr>(Node))
-      continue;
-    if (isa<ReturnStmt>(Node))
-      return true;
-    if (const auto *Assign = dyn_cast<CXXOperatorCallExpr>(Node);
-        Assign && Assign->getOperator() == OO_Equal) {
-      const auto *Ref = dyn_cast<DeclRefExpr>(Assign->getArg(0)->IgnoreImplicit());
-      const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
-      return !Var || !Var->hasLocalStorage();
-    }
-    return false;
-  }
-  return false;
-}
-
-bool DetachedWriteCheck::runsLater(const WriteEvent &Write,
-                                   const FunctionDecl &Function) {
-  for (const FunctionAliasAnalysis *Owner = Write.Owner;
-       Owner && Owner->function() != &Function; Owner = Owner->parent()) {
-    const auto *Method = dyn_cast_or_null<CXXMethodDecl>(Owner->function());
-    if (!Method || !Method->getParent()->isLambda())
-      return false;
-    const LambdaExpr *Lambda = nullptr;
-    forEachStmt(Function.getBody(), [&](const Stmt *S) {
-      if (const auto *L = dyn_cast<LambdaExpr>(S);
-          L && L->getLambdaClass() == Method->getParent())
-        Lambda = L;
-    });
-    if (Lambda &&
-        storedForLater(Lambda, ParentMap(const_cast<Stmt *>(Function.getBody()))))
-      return true;
-  }
-  return false;
-}
-
 void DetachedWriteCheck::onEndOfTranslationUnit() {
   Modules.reset();
-  Calls.reset();
   AliasCheckBase::onEndOfTranslationUnit();
 }
 
@@ -324,57 +246,21 @@ bool DetachedWriteCheck::checkDetachedWrite(const WriteEvent &Write,
   return true;
 }
 
-// Note [In-place writes into saved tensors]
-// Any in-place write bumps the version counter that the tensor shares with
-// its views, so backward refuses a tensor an earlier operation saved. The
-// write is reported when the save is certain and a backward that needs it
-// follows (Note [Saved tensors]). Parameter updates (a no-grad scope, a loop
-// over `parameters()`) stay quiet like the detached writes: they are meant to
-// follow the backward of the step they belong to. A leaf that requires grad
-// is left alone: outside a no-grad scope the write itself throws ("a leaf
-// Variable that requires grad is being used in an in-place operation").
-static std::string writerName(const Expr *Call, const OperatorTable &Table);
+// Note [In-place writes into saved tensors] (in AliasCheckBase.cpp): a
+// write into the saved tensor itself is reported here.
 
 bool DetachedWriteCheck::checkInPlaceWrite(const WriteEvent &Write,
-                                           const AutogradAnalysis &Autograd) {
-  if (!Autograd.hasBackward())
+                                           const AutogradAnalysis &Autograd,
+                                           bool ThroughViews) {
+  // A write through a view of the saved tensor is libtorch-inplace-on-view's
+  // (Note [In-place writes into saved tensors]), except through a view of
+  // a structured binding's element, which that check does not name.
+  if (Write.Value.Rel != Relation::Handle && !ThroughViews)
     return false;
-  const SavedTensor *Save =
-      Autograd.savedFor(Write.Value.Root, Write.Call, /*DefiniteOnly=*/true);
-  // A write under a no-grad guard, or in a loop over parameters, is the
-  // parameter-update idiom; it is meant for leaves, and a saved result is
-  // no leaf: the backward that needs it throws all the same.
-  if (Save && Autograd.isParameterUpdate(Write.Call) && !Save->IsResult)
+  const SavedTensor *Save = savedTensorBroken(Write, Autograd);
+  if (!Save)
     return false;
-  // A leaf that requires grad refuses the write itself, with another error,
-  // unless the call writes under its own NoGradGuard (ApiEffectTable: the
-  // max-norm renormalisation of `embedding`); a saved result is no leaf.
-  if (!Save || (!Save->IsResult && Autograd.requiresGrad(Write.Value.Root) &&
-                !writesGradLeaf(Write, table())))
-    return false;
-  // A helper's write is reported where it is, in the helper, as a callee's
-  // write into module state is (Note [Module state written before
-  // backward]); the notes point at the call, at the views on the way and at
-  // the backward that needs the tensor.
-  const Expr *Where = Write.CalleeWrite ? Write.CalleeWrite : Write.Call;
-  std::string Writer = Write.CalleeWrite ? writerName(Write.CalleeWrite, table())
-                                         : Write.Operator.str();
-  diag(Where->getExprLoc(),
-       "'%0' writes in place into %1, which '%2' saved for backward; backward "
-       "throws 'one of the variables needed for gradient computation has "
-       "been modified by an inplace operation'")
-      << (Writer.empty() ? Write.Operator.str() : Writer)
-      << describeRoot(Write.Value) << Save->Operator;
-  if (Write.CalleeWrite)
-    diag(Write.Call->getExprLoc(), "'%0' is called here", DiagnosticIDs::Note)
-        << Write.Operator;
-  addAliasNotes(Write);
-  if (Write.CalleeWrite && !Autograd.caller())
-    if (std::optional<SourceLocation> Backward =
-            Autograd.backwardNeeding(*Save, Write.Call))
-      diag(*Backward, "the backward that needs it runs here",
-           DiagnosticIDs::Note);
-  noteSave(*Save, Autograd, Write.Call);
+  reportSavedTensorWrite(Write, *Save, Autograd);
   return true;
 }
 
@@ -492,16 +378,6 @@ static std::string describeModuleState(const ModuleStateWrite &Write) {
 
 /// The C++ spelling of a writing call (`clamp_`, `operator=`) or the name
 /// of the function called.
-static std::string writerName(const Expr *Call, const OperatorTable &Table) {
-  const auto *AsCall = dyn_cast<CallExpr>(Call);
-  if (!AsCall)
-    return "";
-  if (std::optional<TensorCall> Tensor = resolveTensorCall(AsCall, Table))
-    return Tensor->Spelling;
-  const FunctionDecl *Callee = AsCall->getDirectCallee();
-  return Callee ? Callee->getNameAsString() : "";
-}
-
 void DetachedWriteCheck::reportModuleStateWrite(const ModuleStateWrite &Write,
                                                 const ModuleSave &Save,
                                                 SourceLocation Backward,
@@ -629,54 +505,6 @@ void DetachedWriteCheck::checkSequential(const CXXConstructExpr &Sequential) {
   }
 }
 
-void DetachedWriteCheck::noteSave(const SavedTensor &Save,
-                                  const AutogradAnalysis &Autograd,
-                                  const Expr *Write) {
-  if (Save.Inner) {
-    const FunctionDecl *Helper = Save.Saver->getDirectCallee();
-    diag(Save.Saver->getExprLoc(),
-         "'%0' returns what '%1' saved for backward", DiagnosticIDs::Note)
-        << Helper->getName() << Save.Operator;
-    diag(Save.Inner->getExprLoc(), "'%0' saves its result for backward here",
-         DiagnosticIDs::Note)
-        << Save.Operator;
-  } else {
-    diag(Save.Saver->getExprLoc(),
-         "'%0' %select{may save|saves}3 %select{'%2'|its result}1 for "
-         "backward here",
-         DiagnosticIDs::Note)
-        << Save.Operator << Save.IsResult << Save.Tensor->getName()
-        << Save.Definite;
-  }
-  // Note [A graph returned to the caller]: where the graph leaves the
-  // function and where the caller's backward runs.
-  const CallerBackward *Caller = Autograd.caller();
-  std::optional<SourceLocation> Return =
-      Caller ? Autograd.backwardNeeding(Save, Write) : std::nullopt;
-  if (!Return || !Autograd.isReturnOfGraph(*Return))
-    return;
-  // A function object's call is named by the object (`decode(z)`).
-  auto CalledName = [](const CallExpr *Call) -> std::string {
-    if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(Call);
-        Operator && Operator->getOperator() == OO_Call)
-      if (const ValueDecl *Object = namedDecl(Operator->getArg(0)))
-        return Object->getNameAsString();
-    const auto *Callee = dyn_cast_or_null<NamedDecl>(Call->getCalleeDecl());
-    return Callee ? Callee->getNameAsString() : "";
-  };
-  diag(*Return, "the graph is returned here", DiagnosticIDs::Note);
-  diag(Caller->Call->getExprLoc(), "'%0' is called here",
-       DiagnosticIDs::Note)
-      << CalledName(Caller->Call);
-  // Note [A graph returned through several callers]
-  for (const CallExpr *Through : Caller->Through)
-    diag(Through->getExprLoc(),
-         "'%0' returns what it computes from it, and is called here",
-         DiagnosticIDs::Note)
-        << CalledName(Through);
-  diag(Caller->Backward, "the backward that needs it runs here",
-       DiagnosticIDs::Note);
-}
 
 // Note [Clone after detach]
 // `detach().clone()` is the copy the author meant. It is offered where the

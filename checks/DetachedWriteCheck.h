@@ -29,8 +29,8 @@ private:
   bool checkDetachedWrite(const WriteEvent &Write,
                           const AutogradAnalysis &Autograd, ASTContext &AST);
   bool checkInPlaceWrite(const WriteEvent &Write,
-                         const AutogradAnalysis &Autograd);
-  bool runsLater(const WriteEvent &Write, const FunctionDecl &Function);
+                         const AutogradAnalysis &Autograd,
+                         bool ThroughViews = false);
   void checkModuleStateWrites(const FunctionDecl &Function,
                               const AutogradAnalysis &Autograd,
                               const llvm::DenseSet<const Expr *> &Reported,
@@ -40,18 +40,11 @@ private:
   void reportModuleStateWrite(const ModuleStateWrite &Write,
                               const ModuleSave &Save, SourceLocation Backward,
                               ASTContext &AST);
-  /// The save, and, for a graph returned to a caller, where that caller
-  /// differentiates it.
-  void noteSave(const SavedTensor &Save, const AutogradAnalysis &Autograd,
-                const Expr *Write);
   std::optional<FixItHint> cloneAtDetach(const WriteEvent &Write,
                                          ASTContext &AST);
 
   /// The module facts of the current translation unit.
   std::unique_ptr<ModuleStateAnalysis> Modules;
-  /// The calls of the current translation unit's main file, built when a
-  /// function that may return a graph first needs them.
-  std::unique_ptr<MainFileCalls> Calls;
 };
 
 } // namespace clang::tidy::libtorch

@@ -54,7 +54,21 @@ void InplaceOnViewCheck::check(const MatchFinder::MatchResult &Result) {
   WriteChains Chains;
   // One finding per call: `batch_norm` writes both statistics.
   llvm::DenseSet<const Expr *> TieReported;
+  std::unique_ptr<AutogradAnalysis> Saves;
   for (const WriteEvent &Write : Analysis->writes()) {
+    // Note [In-place writes into saved tensors]: through a view.
+    if (Write.Value.Root &&
+        (Write.Value.Rel == Relation::DefiniteView ||
+         Write.Value.Rel == Relation::Expanded) &&
+        Write.Operator != "requires_grad_" && !runsLater(Write, *Function)) {
+      if (!Saves)
+        Saves = autogradFacts(*Function, *Result.Context);
+      if (const SavedTensor *Save = savedTensorBroken(Write, *Saves)) {
+        if (!Chains.continuesReported(Write))
+          reportSavedTensorWrite(Write, *Save, *Saves);
+        continue;
+      }
+    }
     if (shouldReport(Write, *Analysis) && !Chains.continuesReported(Write))
       report(Write);
     else if (const FunctionDecl *Callee = changedArgumentReadAfter(Write))
