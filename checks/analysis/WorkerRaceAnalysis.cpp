@@ -1774,10 +1774,10 @@ void WorkerRaceAnalysis::findParallelLoopRaces(const FunctionDecl *Function) {
                           SM->getSpellingLineNumber(Loc));
   };
   auto FollowsPragma = [&](const Stmt *Loop) {
-    auto [File, Line] = LineOf(Loop->getBeginLoc());
+    const auto LoopLine = LineOf(Loop->getBeginLoc());
     return llvm::any_of(ParallelPragmas, [&](SourceLocation Pragma) {
       auto [PragmaFile, PragmaLine] = LineOf(Pragma);
-      return PragmaFile == File && PragmaLine + 1 == Line;
+      return PragmaFile == LoopLine.first && PragmaLine + 1 == LoopLine.second;
     });
   };
   std::vector<const Stmt *> Loops, Regions;
