@@ -1263,23 +1263,24 @@ void ParameterSharingAnalysis::applyModuleEdits(const VarDecl *Var,
   if (!Building.empty() || !Editing.insert(Var).second)
     return;
   auto Done = llvm::make_scope_exit([&] { Editing.erase(Var); });
-  for (const CallExpr *Call : indexOf(Var).Calls.lookup(Var)) {
-    const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
-    if (!Member || Call->getNumArgs() < 2)
-      continue;
-    bool Replace = isRegistration(Member, "replace_module");
-    bool Module = Replace || isRegistration(Member, "register_module");
-    if (!Module && !isRegistration(Member, "register_parameter"))
-      continue;
+  // One edit; This maps the class of `this` to Var's module for an edit in
+  // one of its methods.
+  auto Apply = [&](const CXXMemberCallExpr *Call,
+                   const llvm::DenseMap<const void *, ObjectKey> &This) {
+    bool Replace = isRegistration(Call, "replace_module");
+    bool Module = Replace || isRegistration(Call, "register_module");
+    if ((!Module && !isRegistration(Call, "register_parameter")) ||
+        Call->getNumArgs() < 2)
+      return;
     RegistrationStep Step;
     Step.Name = nameArgument(Call->getArg(0), &Step.NameFromSource);
     Step.Site = Call;
     if (!Module) {
-      Step.Object = tensorKey(Call->getArg(1), &Step.View);
+      Step.Object = rebase(tensorKey(Call->getArg(1), &Step.View), This);
       ParameterEntry Entry;
       Entry.Route.push_back(Step);
       Value.Parameters.push_back(std::move(Entry));
-      continue;
+      return;
     }
     std::optional<ModuleValue> Submodule = moduleValue(Call->getArg(1));
     if (Replace)
@@ -1287,9 +1288,39 @@ void ParameterSharingAnalysis::applyModuleEdits(const VarDecl *Var,
         return Entry.Route.size() > 1 && Entry.Route[0].Name == Step.Name;
       });
     if (!Submodule)
-      continue;
+      return;
+    if (!This.empty())
+      Submodule = rebase(*Submodule, This);
     Step.Object = Submodule->Identity;
     prefix(Value.Parameters, Submodule->Parameters, Step);
+  };
+  const llvm::DenseMap<const void *, ObjectKey> Caller;
+  for (const CallExpr *Call : indexOf(Var).Calls.lookup(Var)) {
+    const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
+    if (!Member)
+      continue;
+    Apply(Member, Caller);
+    // Note [Edits made by a method of the module]
+    // `model->tie_input_projections()`, whose body is `dec_in =
+    // replace_module("dec_in", enc_in);`, edits the module it is called on
+    // as the same call in the caller would: the method's registrations on
+    // `this` apply to Var, with `this`'s members read as Var's.
+    const CXXMethodDecl *Method = Member->getMethodDecl();
+    const FunctionDecl *Definition = nullptr;
+    const CXXRecordDecl *Class = Method ? Method->getParent() : nullptr;
+    if (!Method || isLibtorchDecl(Method) || !Value.Impl ||
+        isa<CXXConstructorDecl>(Method) || !Method->hasBody(Definition) ||
+        (Value.Impl != Class->getDefinition() &&
+         !Value.Impl->isDerivedFrom(Class)))
+      continue;
+    llvm::DenseMap<const void *, ObjectKey> This;
+    This[Value.Impl] = Value.Identity;
+    forEachStmt(Definition->getBody(), [&](const Stmt *S) {
+      const auto *Edit = dyn_cast<CXXMemberCallExpr>(S);
+      if (Edit && Edit->getImplicitObjectArgument() &&
+          isa<CXXThisExpr>(Edit->getImplicitObjectArgument()->IgnoreImplicit()))
+        Apply(Edit, This);
+    });
   }
 }
 
