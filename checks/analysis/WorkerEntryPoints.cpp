@@ -361,7 +361,11 @@ WorkerEntryPoints::matchExecutor(const CallExpr *Call) const {
   unsigned First = firstArgument(Call);
   for (unsigned I = First; I < Call->getNumArgs(); ++I) {
     const LambdaExpr *Lambda = lambdaArgument(Call->getArg(I));
-    if (!Lambda || I - First >= Definition->getNumParams())
+    const FunctionDecl *Bound = Lambda ? nullptr : boundFunction(Call->getArg(I));
+    const CXXMethodDecl *FunctorCall =
+        Lambda || Bound ? nullptr : functorCall(Call->getArg(I));
+    if ((!Lambda && !Bound && !FunctorCall) ||
+        I - First >= Definition->getNumParams())
       continue;
     const Expr *Via =
         forwardedSpawn(Definition, Definition->getParamDecl(I - First), 0);
@@ -374,6 +378,26 @@ WorkerEntryPoints::matchExecutor(const CallExpr *Call) const {
     Spawn.Via = Via;
     for (unsigned J = First; J < Call->getNumArgs(); ++J)
       Spawn.Args.push_back(Call->getArg(J));
+    if (Lambda)
+      return Spawn;
+    // Note [Arguments an executor forwards]
+    // `pool.enqueue(compress, bucket, k)`, where `enqueue(F &&f, Args
+    // &&...args)` packs the arguments with the callable (`std::bind`, a
+    // tuple captured by the task it queues): each argument after the
+    // callable whose parameter the executor uses goes to the callable's
+    // parameters, as `std::thread`'s do. An argument the executor does not
+    // use is not handed over.
+    Spawn.Bound = Bound ? Bound->getDefinition() : FunctorCall->getDefinition();
+    if (FunctorCall)
+      Spawn.Functor = Call->getArg(I);
+    for (unsigned J = I + 1; J < Call->getNumArgs(); ++J) {
+      const ParmVarDecl *Param = J - First < Definition->getNumParams()
+                                     ? Definition->getParamDecl(J - First)
+                                     : nullptr;
+      if (!Param || !mentions(Definition->getBody(), {Param}))
+        break;
+      Spawn.BoundArgs.push_back(Call->getArg(J));
+    }
     return Spawn;
   }
   return std::nullopt;
