@@ -900,21 +900,39 @@ void WorkerRaceAnalysis::functorValues(const Expr *Functor,
     Parts = llvm::ArrayRef(Construct->getArgs(), Construct->getNumArgs());
   else
     Parts = llvm::ArrayRef(&Functor, 1); // a local object, copied
-  for (const Expr *Part : Parts) {
-    std::optional<SharedKind> Kind = sharedKind(Part->getType());
-    if (!Kind)
-      continue;
-    SharedValue V;
-    V.Kind = *Kind;
-    V.Root = sharedTensorOrHolder(Part, *Kind);
-    V.Argument = Part;
+  for (const Expr *Part : Parts)
+    if (std::optional<SharedValue> V = handedValue(Part))
+      Shared.push_back(*V);
+}
+
+/// What Arg, an argument of a spawn or a part of a function object, hands
+/// over, if it holds tensors.
+std::optional<SharedValue> WorkerRaceAnalysis::handedValue(const Expr *Arg) const {
+  // `std::ref(x)` hands over x itself.
+  const Expr *Object = referencedObject(Arg);
+  bool ByReference = Object != nullptr;
+  if (!Object)
+    Object = Arg;
+  std::optional<SharedKind> Kind = sharedKind(Object->getType());
+  if (!Kind)
+    return std::nullopt;
+  SharedValue V;
+  V.Kind = *Kind;
+  V.Root = sharedTensorOrHolder(Object, *Kind);
+  V.Argument = Arg;
+  V.ByReference = ByReference;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(
+          *Kind == SharedKind::Module ? skipModuleHandleCopies(Object)
+                                      : skipHandleCopies(Object)))
+    V.Name = Ref->getDecl()->getName().str();
+  else // `model->named_parameters()`
     V.Name = Lexer::getSourceText(
-                 CharSourceRange::getTokenRange(Part->getSourceRange()), *SM,
-                 *LangOpts)
+                 CharSourceRange::getTokenRange(Object->getSourceRange()),
+                 *SM, *LangOpts)
                  .str();
-    if (V.Root)
-      Shared.push_back(V);
-  }
+  if (!V.Root)
+    return std::nullopt;
+  return V;
 }
 
 std::vector<SharedValue>
@@ -933,33 +951,12 @@ WorkerRaceAnalysis::sharedValues(const WorkerSpawn &Spawn) const {
   else if (Spawn.Lambda)
     Callee = Spawn.Lambda->getCallOperator();
   for (unsigned I = 0; I < Spawn.BoundArgs.size(); ++I) {
-    const Expr *Arg = Spawn.BoundArgs[I];
-    // `std::ref(x)` hands over x itself.
-    const Expr *Object = referencedObject(Arg);
-    bool ByReference = Object != nullptr;
-    if (!Object)
-      Object = Arg;
-    std::optional<SharedKind> Kind = sharedKind(Object->getType());
-    if (!Kind)
+    std::optional<SharedValue> V = handedValue(Spawn.BoundArgs[I]);
+    if (!V)
       continue;
-    SharedValue V;
-    V.Kind = *Kind;
-    V.Root = sharedTensorOrHolder(Object, *Kind);
-    V.Argument = Arg;
-    V.ByReference = ByReference;
-    if (const auto *Ref = dyn_cast<DeclRefExpr>(
-            *Kind == SharedKind::Module ? skipModuleHandleCopies(Object)
-                                        : skipHandleCopies(Object)))
-      V.Name = Ref->getDecl()->getName().str();
-    else // `model->named_parameters()`
-      V.Name = Lexer::getSourceText(
-                   CharSourceRange::getTokenRange(Object->getSourceRange()),
-                   *SM, *LangOpts)
-                   .str();
     if (Callee && I < Callee->getNumParams())
-      V.BoundParam = Callee->getParamDecl(I);
-    if (V.Root)
-      Shared.push_back(V);
+      V->BoundParam = Callee->getParamDecl(I);
+    Shared.push_back(*V);
   }
   if (Spawn.Functor)
     functorValues(Spawn.Functor, Shared);

@@ -216,6 +216,7 @@ private:
   std::vector<SharedValue> sharedValues(const WorkerSpawn &Spawn) const;
   void functorValues(const Expr *Functor, std::vector<SharedValue> &Shared) const;
   const ValueDecl *sharedTensorOrHolder(const Expr *E, SharedKind Kind) const;
+  std::optional<SharedValue> handedValue(const Expr *Arg) const;
   const ValueDecl *sharedRoot(const VarDecl *Var, SharedKind Kind) const;
   void membersThroughThis(const Stmt *Body, const LambdaCapture *Capture,
                           const Expr *Argument, std::vector<SharedValue> &Shared) const;
