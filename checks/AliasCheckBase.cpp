@@ -232,9 +232,10 @@ AliasCheckBase::autogradFacts(const FunctionDecl &Function, ASTContext &AST) {
 // Any in-place write bumps the version counter that the tensor shares with
 // its views, so backward refuses a tensor an earlier operation saved. The
 // write is reported when the save is certain and a backward that needs it
-// follows (Note [Saved tensors]). A write through a view of the saved tensor
-// (`adj.diagonal().zero_()` of a sigmoid's output) is an in-place write
-// through a view whose base autograd still reads, and so
+// follows (Note [Saved tensors]). A write through a view of the saved
+// tensor (`adj.diagonal().zero_()` of a sigmoid's output, or a helper's
+// `probs.narrow(1, move, 1).zero_()` of the output it is given) is an
+// in-place write through a view whose base autograd still reads, and so
 // libtorch-inplace-on-view's; a write into the tensor itself is
 // libtorch-detached-write's, with the writes through `.data()` and
 // `detach()`. Parameter updates (a no-grad scope, a loop
@@ -242,6 +243,12 @@ AliasCheckBase::autogradFacts(const FunctionDecl &Function, ASTContext &AST) {
 // follow the backward of the step they belong to. A leaf that requires grad
 // is left alone: outside a no-grad scope the write itself throws ("a leaf
 // Variable that requires grad is being used in an in-place operation").
+bool AliasCheckBase::writesThroughView(const WriteEvent &Write) {
+  Relation Rel = Write.Value.Rel;
+  return Rel == Relation::DefiniteView || Rel == Relation::Expanded ||
+         (Rel == Relation::Handle && Write.CalleeWrite && Write.CalleeThroughView);
+}
+
 const SavedTensor *
 AliasCheckBase::savedTensorBroken(const WriteEvent &Write,
                                   const AutogradAnalysis &Autograd) {

@@ -98,6 +98,10 @@ protected:
   /// returns (Note [A graph returned to the caller]).
   std::unique_ptr<AutogradAnalysis> autogradFacts(const FunctionDecl &Function,
                                                   ASTContext &AST);
+  /// Whether Write, not through `.data()` or `detach()`, reaches its root
+  /// through a view: one the caller made, or one a helper it calls makes of
+  /// its parameter (Note [In-place writes into saved tensors]).
+  static bool writesThroughView(const WriteEvent &Write);
   /// The save that Write, an in-place write that is not through `.data()`
   /// or `detach()`, breaks, if a backward needs it (Note [In-place writes
   /// into saved tensors]); null otherwise.

@@ -255,7 +255,7 @@ bool DetachedWriteCheck::checkInPlaceWrite(const WriteEvent &Write,
   // A write through a view of the saved tensor is libtorch-inplace-on-view's
   // (Note [In-place writes into saved tensors]), except through a view of
   // a structured binding's element, which that check does not name.
-  if (Write.Value.Rel != Relation::Handle && !ThroughViews)
+  if (writesThroughView(Write) && !ThroughViews)
     return false;
   const SavedTensor *Save = savedTensorBroken(Write, Autograd);
   if (!Save)

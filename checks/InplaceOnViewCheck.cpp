@@ -57,9 +57,7 @@ void InplaceOnViewCheck::check(const MatchFinder::MatchResult &Result) {
   std::unique_ptr<AutogradAnalysis> Saves;
   for (const WriteEvent &Write : Analysis->writes()) {
     // Note [In-place writes into saved tensors]: through a view.
-    if (Write.Value.Root &&
-        (Write.Value.Rel == Relation::DefiniteView ||
-         Write.Value.Rel == Relation::Expanded) &&
+    if (Write.Value.Root && writesThroughView(Write) &&
         Write.Operator != "requires_grad_" && !runsLater(Write, *Function)) {
       if (!Saves)
         Saves = autogradFacts(*Function, *Result.Context);

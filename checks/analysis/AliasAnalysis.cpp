@@ -1288,6 +1288,7 @@ void FunctionAliasAnalysis::recordWrites(const CallExpr *Call,
     WriteEvent &Write = Record(Call->getArg(Arg), calleeName(Call, Callee));
     Write.CalleeWrite = Param.Site;
     Write.CalleeParam = Param.Parameter;
+    Write.CalleeThroughView = Param.ThroughView;
     // Note [Helpers that write through data() or detach()]
     // `renorm(w)`, where the helper writes `w.data().clamp_(...)`, writes the
     // caller's tensor through a detached handle, as the same write in the

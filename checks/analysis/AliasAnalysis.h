@@ -138,6 +138,8 @@ struct WriteEvent {
   /// parameter: the write inside that function.
   const Expr *CalleeWrite = nullptr;
   const ParmVarDecl *CalleeParam = nullptr;
+  /// The write inside that function goes through a view of its parameter.
+  bool CalleeThroughView = false;
   /// Variables that held the root's storage at the write: a copy of its
   /// handle, or a view of it other than the one written.
   llvm::SmallVector<const VarDecl *, 2> RootHolders;

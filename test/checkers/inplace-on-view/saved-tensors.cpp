@@ -6,6 +6,10 @@
 
 #include <torch/torch.h>
 
+#include <functional>
+#include <map>
+#include <string>
+
 void PositiveNarrowOfSigmoidOutput() {
   auto y = torch::sigmoid(torch::rand({3}, torch::requires_grad()));
   y.narrow(0, 0, 1).zero_();
@@ -87,4 +91,23 @@ void NegativeAfterBackward() {
   auto y = torch::sigmoid(torch::rand({3}, torch::requires_grad()));
   y.sum().backward();
   y.narrow(0, 0, 1).zero_();
+}
+
+// Post-ops in a registry write a view of the output they are given.
+std::map<std::string, std::function<void(torch::Tensor &)>> PostOps;
+void registerPostOps() {
+  PostOps["cap"] = [](torch::Tensor &t) { t.view({-1}).clamp_(0, 6); };
+  // CHECK-NOTES: :[[@LINE-1]]:56: warning: 'clamp_' writes in place into local 'y', which 'sigmoid' saved for backward; backward throws 'one of the variables needed for gradient computation has been modified by an inplace operation' [libtorch-inplace-on-view]
+  // CHECK-NOTES: :[[@LINE+10]]:5: note: 'PostOps' is called here
+  // CHECK-NOTES: :[[@LINE-3]]:56: note: 'PostOps' writes its parameter 't' in place here
+  // CHECK-NOTES: :[[@LINE+9]]:3: note: the backward that needs it runs here
+  // CHECK-NOTES: :[[@LINE+5]]:12: note: 'sigmoid' saves its result for backward here
+}
+
+void PositiveRegistryWritesViewOfSavedOutput(const torch::Tensor &x) {
+  auto w = torch::randn({4}, torch::requires_grad());
+  auto y = torch::sigmoid(x * w);
+  for (auto &op : PostOps)
+    op.second(y);
+  y.sum().backward();
 }
