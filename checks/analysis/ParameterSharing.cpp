@@ -90,6 +90,19 @@ bool isContainerModule(const CXXRecordDecl *Impl) {
           Impl->getName() == "ModuleListImpl");
 }
 
+/// The arguments of a module built by E: a construction, or
+/// `std::make_shared<Impl>(...)`; std::nullopt for anything else.
+std::optional<llvm::ArrayRef<const Expr *>> constructionArguments(const Expr *E) {
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E))
+    return llvm::ArrayRef(Construct->getArgs(), Construct->getNumArgs());
+  const auto *Make = dyn_cast<CallExpr>(E);
+  const FunctionDecl *Callee = Make ? Make->getDirectCallee() : nullptr;
+  if (Callee && Callee->isInStdNamespace() && Callee->getIdentifier() &&
+      Callee->getName() == "make_shared")
+    return llvm::ArrayRef(Make->getArgs(), Make->getNumArgs());
+  return std::nullopt;
+}
+
 bool isModuleDict(const CXXRecordDecl *Impl) {
   return Impl && Impl->getIdentifier() && isLibtorchDecl(Impl) &&
          Impl->getName() == "ModuleDictImpl";
@@ -741,17 +754,9 @@ void ParameterSharingAnalysis::repeatRegistration(const CXXMemberCallExpr *Call,
     return;
   }
   // The arguments of the construction, if the module is built here.
-  const Expr *Built = skipModuleHandleCopies(Call->getArg(1));
-  llvm::ArrayRef<const Expr *> Args;
-  if (const auto *Construct = dyn_cast<CXXConstructExpr>(Built))
-    Args = llvm::ArrayRef(Construct->getArgs(), Construct->getNumArgs());
-  else if (const auto *Make = dyn_cast<CallExpr>(Built);
-           Make && Make->getDirectCallee() &&
-           Make->getDirectCallee()->isInStdNamespace() &&
-           Make->getDirectCallee()->getIdentifier() &&
-           Make->getDirectCallee()->getName() == "make_shared")
-    Args = llvm::ArrayRef(Make->getArgs(), Make->getNumArgs());
-  for (const Expr *Arg : Args) {
+  for (const Expr *Arg :
+       constructionArguments(skipModuleHandleCopies(Call->getArg(1)))
+           .value_or(llvm::ArrayRef<const Expr *>())) {
     if (!sameEachIteration(Arg, Loop))
       continue;
     ObjectKey Shared;
@@ -1055,22 +1060,12 @@ ParameterSharingAnalysis::moduleValue(const Expr *E) {
   if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E);
       Call && isRegistration(Call, "register_module") && Call->getNumArgs() == 2)
     return moduleValue(Call->getArg(1));
-  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+  if (std::optional<llvm::ArrayRef<const Expr *>> Args = constructionArguments(E)) {
     // `Linear(nullptr)` holds no module.
-    if (Construct->getNumArgs() == 1 &&
-        Construct->getArg(0)->getType()->isNullPtrType())
+    if (isa<CXXConstructExpr>(E) && Args->size() == 1 &&
+        Args->front()->getType()->isNullPtrType())
       return std::nullopt;
-    return construct(E, Impl,
-                     llvm::ArrayRef(Construct->getArgs(), Construct->getNumArgs()),
-                     freshKey(E));
-  }
-  if (const auto *Call = dyn_cast<CallExpr>(E)) {
-    const FunctionDecl *Callee = Call->getDirectCallee();
-    if (Callee && Callee->isInStdNamespace() && Callee->getIdentifier() &&
-        Callee->getName() == "make_shared")
-      return construct(E, Impl,
-                       llvm::ArrayRef(Call->getArgs(), Call->getNumArgs()),
-                       freshKey(E));
+    return construct(E, Impl, *Args, freshKey(E));
   }
   // Note [Modules kept in a static]
   // A function that returns a static (`static Linear router(8, 1); return
