@@ -184,6 +184,11 @@ void AliasCheckBase::addAliasNotes(const WriteEvent &Write) {
     diag(Write.CalleeWrite->getExprLoc(),
          "'%0' writes its parameter '%1' in place here", DiagnosticIDs::Note)
         << Write.Operator << Write.CalleeParam->getName();
+  else if (Write.CalleeWrite && Write.ArgumentMember)
+    diag(Write.CalleeWrite->getExprLoc(),
+         "'%0' writes member '%1' of its argument in place here",
+         DiagnosticIDs::Note)
+        << Write.Operator << Value.Root->getName();
 }
 
 

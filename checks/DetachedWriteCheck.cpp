@@ -73,7 +73,17 @@ void DetachedWriteCheck::check(const MatchFinder::MatchResult &Result) {
   if (const FunctionAliasAnalysis *Analysis =
           analyze(Function, *Result.Context)) {
     WriteChains Chains;
-    for (const WriteEvent &Write : Analysis->writes()) {
+    // A helper's write of a member of its argument (`clip_obs_(batch)`)
+    // reaches a tensor the caller saved as a write of the argument's own
+    // tensor does.
+    llvm::SmallVector<const WriteEvent *, 16> Writes;
+    for (const WriteEvent &Write : Analysis->writes())
+      Writes.push_back(&Write);
+    for (const WriteEvent &Write : Analysis->memberWrites())
+      if (Write.ArgumentMember)
+        Writes.push_back(&Write);
+    for (const WriteEvent *Each : Writes) {
+      const WriteEvent &Write = *Each;
       if (!Write.Value.Root)
         if (const BindingDecl *Bound = boundName(Write)) {
           // A name of a structured binding (`auto [probs, value] =

@@ -450,8 +450,10 @@ AliasAnalysisContext::summary(const FunctionDecl *Callee) {
   // `void kalman_update(Track &track, ...) { track.P.sub_(...); }` writes
   // the member P of the object its caller passes: at the call, that is a
   // write of the argument's member, as a method's write of its own member is
-  // at a call of the method (recordMemberWrites). Only the stale-view rule
-  // reads these, and only for a view of the same object's member.
+  // at a call of the method (recordMemberWrites). The stale-view rule reads
+  // these, for a view of the same object's member, and so does the rule for
+  // saved tensors (`clip_obs_(batch)` writing `b.obs.data()` after
+  // `critic(batch.obs)` saved it).
   for (const WriteEvent &Write : Analysis.writes()) {
     const auto *Field = dyn_cast_or_null<FieldDecl>(Write.Value.Root);
     const Expr *Base = Field ? memberBase(Write.Target, Table) : nullptr;
@@ -461,10 +463,18 @@ AliasAnalysisContext::summary(const FunctionDecl *Callee) {
         !(Param->getType()->isReferenceType() || Param->getType()->isPointerType()))
       continue;
     unsigned Index = Param->getFunctionScopeIndex();
-    if (llvm::none_of(Summary->WrittenParameterMembers, [&](const auto &Known) {
-          return Known.Index == Index && Known.Member == Field;
-        }))
-      Summary->WrittenParameterMembers.push_back({Index, Field, Write.Call});
+    FunctionSummary::ParameterMemberWrite Written{Index, Field, Write.Call};
+    if (Write.Value.Rel == Relation::Detached) {
+      Written.DetachSite = Write.Value.AliasSite;
+      Written.DetachOperator = Write.Value.AliasOperator;
+    }
+    auto Known = llvm::find_if(Summary->WrittenParameterMembers, [&](const auto &W) {
+      return W.Index == Index && W.Member == Field;
+    });
+    if (Known == Summary->WrittenParameterMembers.end())
+      Summary->WrittenParameterMembers.push_back(Written);
+    else if (Written.DetachSite && !Known->DetachSite)
+      *Known = Written;
   }
   auto Keep = [&](const AliasValue &Value, const Expr *Site) {
     const auto *Param = dyn_cast_or_null<ParmVarDecl>(Value.Root);
@@ -1319,6 +1329,12 @@ void FunctionAliasAnalysis::recordParameterMemberWrites(
     Write.Target = Call->getArg(Arg);
     Write.Value.Root = Member.Member;
     Write.Value.RootOrigin = Origin::ObjectState;
+    if (Member.DetachSite) {
+      Write.Value.Rel = Relation::Detached;
+      Write.Value.AliasSite = Member.DetachSite;
+      Write.Value.AliasOperator = Member.DetachOperator;
+    }
+    Write.ArgumentMember = true;
     Write.Operator = Context.intern(Callee->getName());
     Write.CalleeWrite = Member.Site;
     Write.Owner = this;

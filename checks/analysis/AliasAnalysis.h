@@ -140,6 +140,9 @@ struct WriteEvent {
   const ParmVarDecl *CalleeParam = nullptr;
   /// The write inside that function goes through a view of its parameter.
   bool CalleeThroughView = false;
+  /// A member of the argument Target, written by the callee (Note [Members
+  /// of an argument written by a helper]); the Value's root is the member.
+  bool ArgumentMember = false;
   /// Variables that held the root's storage at the write: a copy of its
   /// handle, or a view of it other than the one written.
   llvm::SmallVector<const VarDecl *, 2> RootHolders;
@@ -223,6 +226,10 @@ struct FunctionSummary {
     unsigned Index;
     const FieldDecl *Member;
     const Expr *Site;
+    /// Written through the member's `data()` or `detach()`, as for
+    /// ParameterWrite.
+    const Expr *DetachSite = nullptr;
+    llvm::StringRef DetachOperator;
   };
   std::vector<ParameterMemberWrite> WrittenParameterMembers;
 

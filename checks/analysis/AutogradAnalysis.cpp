@@ -713,7 +713,14 @@ void AutogradAnalysis::recordSave(const CallExpr *Call) {
   for (unsigned I = 0; I < Tensor->Args.size(); ++I)
     InGraph.push_back(MayHold[I] &&
                       isPartOfGraph(Tensor->Args[I], Call->getBeginLoc()));
-  if (!llvm::is_contained(InGraph, true))
+  // Note [A library module saves its input]
+  // `critic(obs)` on a torch::nn::Linear computes from the module's weight,
+  // a parameter that requires grad, so the input is saved for the weight's
+  // gradient whatever the input is (the measured table names what each
+  // module saves; resolveTensorCall reads it for a library module's call).
+  // A write of `obs` before the backward corrupts it.
+  bool ModuleParameters = moduleCallOf(Call).has_value();
+  if (!ModuleParameters && !llvm::is_contained(InGraph, true))
     return;
   for (unsigned Position : What.Inputs)
     if (const auto *Field =
@@ -739,7 +746,7 @@ void AutogradAnalysis::recordSave(const CallExpr *Call) {
     const ValueDecl *Input = viewedDecl(Tensor->Args[Position]);
     if (!Input)
       continue;
-    bool OtherInGraph = false;
+    bool OtherInGraph = ModuleParameters;
     for (unsigned I = 0; I < InGraph.size(); ++I)
       OtherInGraph |= I != Position && InGraph[I];
     Saves.push_back({Call, Saver, Input, /*IsResult=*/false,
