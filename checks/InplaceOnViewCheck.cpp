@@ -502,11 +502,13 @@ void InplaceOnViewCheck::reportSnapshotUse(const SnapshotUse &Use) {
   const SourceManager &SM = Use.Record->getASTContext().getSourceManager();
   if (Use.HandleCopy) {
     diag(Use.Use->getExprLoc(),
-         "'%0' reads '%1' and '%2', which are one tensor: '%2' is a copy of "
-         "the handle %3, not of its values, and '%4' has changed it in place "
-         "since, so '%2' is not the old values")
+         "'%0' reads '%1' and '%2', which are one tensor: '%2' is "
+         "%select{a copy of the handle %3, not of its values|'%5()' of %3, "
+         "which shares its storage rather than copying it}6, and '%4' has "
+         "changed it in place since, so '%2' is not the old values")
         << Use.Operation << sourceText(Use.Live, SM, getLangOpts())
-        << Use.Record->getName() << Use.State << Use.WriteName;
+        << Use.Record->getName() << Use.State << Use.WriteName << Use.Through
+        << !Use.Through.empty();
     std::optional<FixItHint> Fix;
     if (FixedSites.insert(Use.Binding).second)
       Fix = appendClone(skipHandleCopies(Use.Binding), SM, getLangOpts());

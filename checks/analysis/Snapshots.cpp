@@ -35,9 +35,31 @@ namespace clang::tidy::libtorch {
 // assigned (`torch::Tensor before = fc->weight;`, `auto old = w;`) is a
 // record of one handle: `fc->weight - before` after `opt.step()` is zero
 // too. A module's parameter member (`fc->weight`) is the module's state,
-// which an optimizer over its parameters writes.
+// which an optimizer over its parameters writes. `detach()`, `data()` and
+// `variable_data()` share the storage as a copy of the handle does: `auto
+// x_prev = x_.detach();` before `x_.add_(v_, dt)` is a record of one handle,
+// and `(x_ - x_prev) / dt` is zero. Besides the difference, the ratio, the
+// restore and their in-place forms, a comparison that tests whether the
+// tensor moved (`allclose`, `equal`) reads both sides the same way.
 
 namespace {
+
+/// For the initializer of a local tensor: the tensor whose handle it holds
+/// (`w` in `auto old = w;` or `auto old = w.detach();`), with Through set to
+/// the detaching method; null for anything else.
+const Expr *heldHandle(const Expr *Init, llvm::StringRef &Through) {
+  Init = skipHandleCopies(Init)->IgnoreParens();
+  if (const auto *Detach = dyn_cast<CXXMemberCallExpr>(Init);
+      Detach && Detach->getNumArgs() == 0 && Detach->getMethodDecl() &&
+      Detach->getMethodDecl()->getIdentifier() &&
+      isTensorType(Detach->getImplicitObjectArgument()->getType()) &&
+      llvm::is_contained({"detach", "data", "variable_data"},
+                         Detach->getMethodDecl()->getName())) {
+    Through = Detach->getMethodDecl()->getName();
+    Init = skipHandleCopies(Detach->getImplicitObjectArgument())->IgnoreParens();
+  }
+  return isa<DeclRefExpr, MemberExpr>(Init) ? Init : nullptr;
+}
 
 /// What a tensor expression names.
 struct Identity {
@@ -47,6 +69,7 @@ struct Identity {
   const VarDecl *Record = nullptr; ///< Reached through this record.
   const Expr *Binding = nullptr;   ///< Where the record took it.
   bool HandleCopy = false;         ///< Record is a tensor variable.
+  llvm::StringRef Through;         ///< "detach" for `auto r = t.detach()`.
   const FieldDecl *Member = nullptr; ///< A parameter member of module Base.
 
   bool sameTensor(const Identity &Other) const {
@@ -191,8 +214,9 @@ std::optional<Identity> Snapshots::handleCopy(const VarDecl *Var,
                                               unsigned Depth) {
   if (isa<ParmVarDecl>(Var) || !Var->getInit())
     return std::nullopt;
-  const Expr *Init = skipHandleCopies(Var->getInit())->IgnoreParens();
-  if (!isa<DeclRefExpr, MemberExpr>(Init))
+  llvm::StringRef Through;
+  const Expr *Init = heldHandle(Var->getInit(), Through);
+  if (!Init)
     return std::nullopt;
   // The variables the body assigns, found once per function.
   if (!AssignedFound) {
@@ -212,6 +236,7 @@ std::optional<Identity> Snapshots::handleCopy(const VarDecl *Var,
   Of->Record = Var;
   Of->Binding = Var->getInit();
   Of->HandleCopy = true;
+  Of->Through = Through;
   return Of;
 }
 
@@ -356,7 +381,8 @@ std::vector<SnapshotUse> Snapshots::find() {
     if (!Tensor || Tensor->Args.size() < 2)
       return;
     static constexpr llvm::StringLiteral Operations[] = {
-        "copy_", "sub", "sub_", "operator-", "div", "div_", "operator/"};
+        "copy_", "sub", "sub_", "operator-", "div", "div_", "operator/",
+        "allclose", "equal"};
     if (!llvm::is_contained(Operations, Tensor->Spelling))
       return;
     std::optional<Identity> A = tensor(Tensor->Args[0]);
@@ -372,6 +398,7 @@ std::vector<SnapshotUse> Snapshots::find() {
     Use.Record = Recorded.Record;
     Use.Binding = Recorded.Binding;
     Use.HandleCopy = Recorded.HandleCopy;
+    Use.Through = Recorded.Through.str();
     Use.Write = writeSince(Recorded, Call, Use.WriteName);
     if (!Use.Write)
       return;
@@ -464,14 +491,14 @@ std::vector<SnapshotUse> findSnapshotUses(const FunctionDecl &Function,
   // Only functions with a local record of handles, or a local tensor
   // initialised with another one's handle.
   bool HasRecord = false;
+  llvm::StringRef Through;
   forEachStmt(Function.getBody(), [&](const Stmt *S) {
     if (const auto *Decl = dyn_cast<DeclStmt>(S))
       for (const auto *D : Decl->decls())
         if (const auto *Var = dyn_cast<VarDecl>(D))
           HasRecord |= isRecordType(Var->getType()) ||
                        (isTensorType(Var->getType()) && Var->getInit() &&
-                        isa<DeclRefExpr, MemberExpr>(
-                            skipHandleCopies(Var->getInit())->IgnoreParens()));
+                        heldHandle(Var->getInit(), Through));
   });
   if (!HasRecord)
     return {};

@@ -51,6 +51,9 @@ struct SnapshotUse {
   const Expr *Binding = nullptr; ///< Where the record took the handle.
   /// Record is a tensor variable holding a copy of the handle.
   bool HandleCopy = false;
+  /// For such a record: "detach" when it holds `t.detach()` (or `data()`),
+  /// which shares the storage as the handle does.
+  std::string Through;
   const Expr *Write = nullptr;   ///< The in-place write since.
   std::string WriteName;         ///< "step", "add_".
   std::string State;             ///< "the parameters of 'model'".

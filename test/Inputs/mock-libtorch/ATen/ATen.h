@@ -198,6 +198,8 @@ public:
   Tensor add(const Tensor &other, const Scalar &alpha = 1) const;
   Tensor add(const Scalar &other, const Scalar &alpha = 1) const;
   Tensor sub(const Tensor &other, const Scalar &alpha = 1) const;
+  bool allclose(const Tensor &other, double rtol = 1e-05, double atol = 1e-08,
+                bool equal_nan = false) const;
   Tensor mul(const Tensor &other) const;
   Tensor mul(const Scalar &other) const;
   Tensor div(const Tensor &other) const;
@@ -289,6 +291,7 @@ Tensor expand_copy(const Tensor &self, IntArrayRef size, bool implicit = false);
 Tensor broadcast_to(const Tensor &self, IntArrayRef size);
 Tensor add(const Tensor &self, const Tensor &other, const Scalar &alpha = 1);
 Tensor matmul(const Tensor &self, const Tensor &other);
+bool equal(const Tensor &self, const Tensor &other);
 Tensor cat(TensorList tensors, int64_t dim = 0);
 Tensor stack(TensorList tensors, int64_t dim = 0);
 Tensor relu(const Tensor &self);
