@@ -29,13 +29,27 @@ namespace clang::tidy::libtorch {
 // and lambdas of the translation unit whose bodies are declarations, `if`,
 // range-for over such containers and `return`. Anything else in a test, for
 // any name, makes the list unknown, so a list is never guessed.
+// Note [Lists filtered by requires_grad()]
+// The other common test keeps the trainable parameters: `if
+// (p.requires_grad())`, or `std::copy_if(all.begin(), all.end(),
+// std::back_inserter(trainable), [](const Tensor &p) { return
+// p.requires_grad(); })`. A parameter requires grad unless the program
+// freezes it, so each entry comes with that fact where it is known (no
+// statement of the translation unit may freeze it, ParameterListBuilder's
+// requiresGrad) and none where it is not. A test is evaluated with the
+// item's `requires_grad()` as that fact; where the fact is unknown and the
+// test comes out the same either way, that is the answer, and where the
+// answer turns on it, the entry is left out of the list. The list is then
+// a part of the program's, never more, so a parameter it holds twice the
+// program's list holds twice too.
 
 namespace {
 
 /// A value a test computes: a string (a character is a string of one), an
-/// integer with its signedness, or a truth value.
+/// integer with its signedness, a truth value, or the item the iteration
+/// visits (a lambda's parameter given the element).
 struct Value {
-  enum class Kind { String, Integer, Bool } K = Kind::Bool;
+  enum class Kind { String, Integer, Bool, Item } K = Kind::Bool;
   std::string S;
   uint64_t I = 0;
   bool Signed = false;
@@ -59,6 +73,11 @@ struct Value {
     V.B = B;
     return V;
   }
+  static Value item() {
+    Value V;
+    V.K = Kind::Item;
+    return V;
+  }
 };
 
 bool isStringClass(QualType Type) {
@@ -80,10 +99,24 @@ public:
   NameTestInterpreter(const VarDecl *Item, ASTContext &AST)
       : Item(Item), AST(AST) {}
 
-  std::optional<bool> test(const Expr *Condition, const std::string &Name) {
+  std::optional<bool> test(const Expr *Condition, const std::string &Name,
+                           std::optional<bool> RequiresGrad) {
     CurrentName = &Name;
+    CurrentRequiresGrad = RequiresGrad;
     Steps = 0;
     std::optional<Value> V = eval(Condition);
+    if (!V)
+      return std::nullopt;
+    return truthOf(*V);
+  }
+
+  /// The same for a callable given the item (a std::copy_if predicate).
+  std::optional<bool> testCallable(const Expr *Callable, const std::string &Name,
+                                   std::optional<bool> RequiresGrad) {
+    CurrentName = &Name;
+    CurrentRequiresGrad = RequiresGrad;
+    Steps = 0;
+    std::optional<Value> V = invokeCallable(Callable, {Value::item()});
     if (!V)
       return std::nullopt;
     return truthOf(*V);
@@ -121,6 +154,7 @@ private:
   const VarDecl *Item;
   ASTContext &AST;
   const std::string *CurrentName = nullptr;
+  std::optional<bool> CurrentRequiresGrad;
   llvm::DenseMap<const VarDecl *, Value> Scope;
   std::optional<Value> Returned;
   unsigned Depth = 0;
@@ -386,11 +420,31 @@ NameTestInterpreter::evalMethod(const CXXMemberCallExpr *Call) {
   if (!Method || !Object)
     return std::nullopt;
   llvm::StringRef Name = nameOf(Method);
-  const auto *ObjectRef = dyn_cast<DeclRefExpr>(strip(Object));
+  // The item, the loop's variable or a callable's parameter given it; a
+  // named item's value() is the item's tensor.
+  auto IsItem = [&](const Expr *E) {
+    E = strip(E);
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+      if (Ref->getDecl() == Item)
+        return true;
+      const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+      auto Bound = Var ? Scope.find(Var) : Scope.end();
+      return Bound != Scope.end() && Bound->second.K == Value::Kind::Item;
+    }
+    return false;
+  };
+  bool OnItem = IsItem(Object);
+  if (const auto *Inner = dyn_cast<CXXMemberCallExpr>(strip(Object));
+      Inner && Inner->getNumArgs() == 0 &&
+      nameOf(Inner->getMethodDecl()) == "value" &&
+      IsItem(Inner->getImplicitObjectArgument()))
+    OnItem = true;
   // The item's key: the name this iteration visits.
-  if (ObjectRef && ObjectRef->getDecl() == Item && Name == "key" &&
-      Call->getNumArgs() == 0)
+  if (OnItem && Name == "key" && Call->getNumArgs() == 0)
     return Value::string(*CurrentName);
+  if (OnItem && Name == "requires_grad" && Call->getNumArgs() == 0)
+    return CurrentRequiresGrad ? std::optional(Value::truth(*CurrentRequiresGrad))
+                               : std::nullopt;
   llvm::SmallVector<const Expr *, 4> Args(Call->arguments());
   if (isStringClass(Object->getType())) {
     std::optional<Value> Self = eval(Object);
@@ -832,25 +886,71 @@ bool guardsTo(const Stmt *S, const Stmt *Site, std::vector<Guard> &Guards) {
   return isa<Expr>(S) && reachedUnconditionally(S, Site);
 }
 
+/// Whether an entry passes Test, run with its requires_grad() fact: with an
+/// unknown fact, a test that does not read it answers as it is, and one
+/// that does is run both ways; an answer that turns on the fact leaves the
+/// entry out (Note [Lists filtered by requires_grad()]). None when the test
+/// reads something else.
+std::optional<bool>
+passes(llvm::function_ref<std::optional<bool>(std::optional<bool>)> Test,
+       std::optional<bool> RequiresGrad) {
+  if (RequiresGrad)
+    return Test(RequiresGrad);
+  if (std::optional<bool> Regardless = Test(std::nullopt))
+    return Regardless;
+  std::optional<bool> IfTrue = Test(true), IfFalse = Test(false);
+  if (!IfTrue || !IfFalse)
+    return std::nullopt;
+  return *IfTrue && *IfFalse;
+}
+
 } // namespace
 
 std::optional<std::vector<bool>>
 passesNameTests(const CXXForRangeStmt *Loop, const Stmt *Site,
-                llvm::ArrayRef<std::string> Names, ASTContext &AST) {
+                llvm::ArrayRef<std::string> Names,
+                llvm::ArrayRef<std::optional<bool>> RequiresGrad,
+                ASTContext &AST) {
   std::vector<Guard> Guards;
   if (!guardsTo(Loop->getBody(), Site, Guards))
     return std::nullopt;
   NameTestInterpreter Interpreter(Loop->getLoopVariable(), AST);
   std::vector<bool> Passes;
-  for (const std::string &Name : Names) {
-    bool Runs = true;
-    for (const Guard &G : Guards) {
-      std::optional<bool> Truth = Interpreter.test(G.Condition, Name);
-      if (!Truth)
-        return std::nullopt;
-      Runs &= *Truth == G.Holds;
-    }
-    Passes.push_back(Runs);
+  for (size_t I = 0; I < Names.size(); ++I) {
+    auto Runs = [&](std::optional<bool> Fact) -> std::optional<bool> {
+      bool All = true;
+      for (const Guard &G : Guards) {
+        std::optional<bool> Truth = Interpreter.test(G.Condition, Names[I], Fact);
+        if (!Truth)
+          return std::nullopt;
+        All &= *Truth == G.Holds;
+      }
+      return All;
+    };
+    std::optional<bool> Passed =
+        passes(Runs, I < RequiresGrad.size() ? RequiresGrad[I] : std::nullopt);
+    if (!Passed)
+      return std::nullopt;
+    Passes.push_back(*Passed);
+  }
+  return Passes;
+}
+
+std::optional<std::vector<bool>>
+passesPredicate(const Expr *Predicate, llvm::ArrayRef<std::string> Names,
+                llvm::ArrayRef<std::optional<bool>> RequiresGrad,
+                ASTContext &AST) {
+  NameTestInterpreter Interpreter(/*Item=*/nullptr, AST);
+  std::vector<bool> Passes;
+  for (size_t I = 0; I < Names.size(); ++I) {
+    std::optional<bool> Passed = passes(
+        [&](std::optional<bool> Fact) {
+          return Interpreter.testCallable(Predicate, Names[I], Fact);
+        },
+        I < RequiresGrad.size() ? RequiresGrad[I] : std::nullopt);
+    if (!Passed)
+      return std::nullopt;
+    Passes.push_back(*Passed);
   }
   return Passes;
 }

@@ -39,9 +39,23 @@ namespace clang::tidy::libtorch {
 /// Limitation: std::nullopt when any test on the way, for any name, reads
 /// something else (the tensor, a flag set by an earlier statement, a
 /// regex), or Site is reached another way (a nested loop, a switch).
+///
+/// RequiresGrad gives, for each name, whether its tensor requires grad where
+/// that is known, for tests of `requires_grad()` (Note [Lists filtered by
+/// requires_grad()]): an entry whose answer turns on an unknown fact is left
+/// out.
 std::optional<std::vector<bool>>
 passesNameTests(const CXXForRangeStmt *Loop, const Stmt *Site,
-                llvm::ArrayRef<std::string> Names, ASTContext &AST);
+                llvm::ArrayRef<std::string> Names,
+                llvm::ArrayRef<std::optional<bool>> RequiresGrad,
+                ASTContext &AST);
+
+/// The same for a predicate given each item in turn (the lambda of a
+/// std::copy_if): for each of Names, whether Predicate returns true.
+std::optional<std::vector<bool>>
+passesPredicate(const Expr *Predicate, llvm::ArrayRef<std::string> Names,
+                llvm::ArrayRef<std::optional<bool>> RequiresGrad,
+                ASTContext &AST);
 
 } // namespace clang::tidy::libtorch
 

@@ -9,6 +9,7 @@
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 #include <functional>
 
@@ -16,6 +17,7 @@ namespace clang::tidy::libtorch {
 
 using detail::boolArgument;
 using detail::elementParameters;
+using detail::insertedContainer;
 using detail::isContainerMutation;
 using detail::isHandleMap;
 using detail::itemVariable;
@@ -255,6 +257,8 @@ ParameterListBuilder::unrolledParameters(const CXXMemberCallExpr *Call) {
 
 bool ParameterListBuilder::applyListMutation(
     const CallExpr *Call, std::vector<ParameterEntry> &List) {
+  if (!methodOf(Call))
+    return applyAlgorithm(Call, List);
   llvm::StringRef Name = methodOf(Call)->getName();
   unsigned NumArgs = Call->getNumArgs();
   auto Append = [&](std::optional<std::vector<ParameterEntry>> More) {
@@ -286,6 +290,176 @@ bool ParameterListBuilder::applyListMutation(
     return true;
   }
   return false;
+}
+
+// Note [Lists appended to by standard algorithms]
+// `std::copy(head.begin(), head.end(), std::back_inserter(trainable))`
+// appends a range to the list as `insert` at its end does, and so do
+// std::move and std::copy_n's whole-range cousins; `std::copy_if` appends
+// the part of the range its predicate lets through, the predicate evaluated
+// for each entry as a loop's tests are (Note [Lists filtered by parameter
+// name], Note [Lists filtered by requires_grad()]). Any other algorithm
+// writing into the list (std::transform, std::unique_copy) makes it unknown.
+bool ParameterListBuilder::applyAlgorithm(const CallExpr *Call,
+                                          std::vector<ParameterEntry> &List) {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  llvm::StringRef Name = Callee->getIdentifier() ? Callee->getName() : "";
+  std::optional<std::vector<ParameterEntry>> Range =
+      Call->getNumArgs() >= 3 ? rangeList(Call->getArg(0), Call->getArg(1))
+                              : std::nullopt;
+  if (!Range)
+    return false;
+  if ((Name == "copy" || Name == "move") && Call->getNumArgs() == 3) {
+    List.insert(List.end(), Range->begin(), Range->end());
+    return true;
+  }
+  if (Name != "copy_if" || Call->getNumArgs() != 4)
+    return false;
+  std::vector<std::string> Names;
+  for (const ParameterEntry &Entry : *Range)
+    Names.push_back(Entry.name());
+  std::optional<std::vector<bool>> Passes = passesPredicate(
+      Call->getArg(3), Names, requiresGrad(*Range), Sharing.AST);
+  if (!Passes)
+    return false;
+  RegistrationStep Push;
+  Push.Site = Call;
+  Push.Filtered = true;
+  for (size_t I = 0; I < Range->size(); ++I) {
+    if (!(*Passes)[I])
+      continue;
+    ParameterEntry Entry;
+    Entry.Route.push_back(Push);
+    Entry.Route.append((*Range)[I].Route.begin(), (*Range)[I].Route.end());
+    List.push_back(std::move(Entry));
+  }
+  return true;
+}
+
+/// Whether a call's literal `bool` argument Index is missing or true.
+static bool literalTrue(const CallExpr *Call, unsigned Index) {
+  if (Call->getNumArgs() <= Index || isa<CXXDefaultArgExpr>(Call->getArg(Index)))
+    return true;
+  const auto *Literal =
+      dyn_cast<CXXBoolLiteralExpr>(Call->getArg(Index)->IgnoreParenImpCasts());
+  return Literal && Literal->getValue();
+}
+
+// Note [Lists filtered by requires_grad()] (in NameFilters.cpp): a
+// parameter requires grad unless a statement freezes it. The statements
+// that may are the calls of `requires_grad_`, `set_requires_grad` (with an
+// argument that is not a literal `true`) and `detach_` in the translation
+// unit, and a `register_parameter` with a third argument that is not. The
+// tensor such a call freezes is known for the variable of a loop over a
+// known parameter list (`for (auto &p : model->stem->parameters())
+// p.requires_grad_(false);`) and for a tensor the analysis names; a
+// freezing call on anything else leaves every entry's fact unknown. Objects
+// are named by the variable they start from, so only an entry reached from
+// a local variable of a function (or a global) is known to be unfrozen, and
+// a freezing call whose tensor is reached from `this` or a parameter, which
+// names the object differently in each function, leaves every fact unknown.
+void ParameterListBuilder::findFrozen() {
+  Sharing.Frozen.emplace();
+  std::vector<ObjectKey> Frozen;
+  bool Unknown = false;
+  forEachMainFileFunction(Sharing.AST, [&](const FunctionDecl &Function) {
+    llvm::SmallPtrSet<const void *, 8> Relative(Function.param_begin(),
+                                                Function.param_end());
+    if (const auto *Method = dyn_cast<CXXMethodDecl>(&Function))
+      Relative.insert(Method->getParent());
+    auto Add = [&](const ObjectKey &Key) {
+      if (Relative.count(Key.Root))
+        Unknown = true;
+      Frozen.push_back(Key);
+    };
+    forEachStmt(Function.getBody(), [&](const Stmt *S) {
+      if (const auto *Decls = dyn_cast<DeclStmt>(S))
+        for (const Decl *D : Decls->decls())
+          if (const auto *Var = dyn_cast<VarDecl>(D))
+            Sharing.NamedRoots.insert(Var);
+      const auto *Call = dyn_cast<CXXMemberCallExpr>(S);
+      const CXXMethodDecl *Method = Call ? Call->getMethodDecl() : nullptr;
+      if (!Method || !Method->getIdentifier() ||
+          !isTensorType(Call->getImplicitObjectArgument()->getType()))
+        return;
+      llvm::StringRef Name = Method->getName();
+      bool Freezes = Name == "detach_" ||
+                     ((Name == "requires_grad_" || Name == "set_requires_grad") &&
+                      !literalTrue(Call, 0));
+      if (!Freezes || Unknown)
+        return;
+      const Expr *Tensor = Call->getImplicitObjectArgument();
+      if (const VarDecl *Item = loopItemOf(Tensor)) {
+        const FunctionIndex &Index = Sharing.indexOf(Item);
+        if (auto Loop = Index.RangeLoops.find(Item); Loop != Index.RangeLoops.end()) {
+          std::optional<std::vector<ParameterEntry>> Range =
+              parameterList(Loop->second->getRangeInit());
+          if (!Range) {
+            Unknown = true;
+            return;
+          }
+          for (const ParameterEntry &Entry : *Range)
+            Add(Entry.tensor());
+          return;
+        }
+      }
+      // A module's tensor member (`model->head->weight`), possibly through
+      // a local that holds it; a tensor a libtorch operation made here is
+      // no parameter. Anything else may be any tensor.
+      const Expr *Target = skipModuleHandleCopies(Tensor)->IgnoreParenImpCasts();
+      for (unsigned Step = 0; Step < 4; ++Step) {
+        const auto *Ref = dyn_cast<DeclRefExpr>(Target);
+        const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+        if (!Var || !Var->isLocalVarDecl() || !Var->getInit() ||
+            Var->getType()->isReferenceType() ||
+            Sharing.indexOf(Var).Reassigned.count(Var))
+          break;
+        Target = skipModuleHandleCopies(Var->getInit())->IgnoreParenImpCasts();
+      }
+      if (const auto *Made = dyn_cast<CallExpr>(Target)) {
+        std::optional<TensorCall> Op = resolveTensorCall(Made, Sharing.Table);
+        if (Op && !Op->aliasedArgument() && !Op->Effect.writes())
+          return;
+      }
+      ObjectKey Key = isa<MemberExpr>(Target) ? Sharing.tensorKey(Target)
+                                              : ObjectKey();
+      if (!Key.known()) {
+        Unknown = true;
+        return;
+      }
+      Add(Key);
+    });
+  });
+  for (const Decl *D : Sharing.AST.getTranslationUnitDecl()->decls())
+    if (const auto *Var = dyn_cast<VarDecl>(D))
+      Sharing.NamedRoots.insert(Var);
+  Sharing.Frozen = std::move(Frozen);
+  Sharing.FreezesUnknown = Unknown;
+}
+
+std::optional<bool> ParameterListBuilder::requiresGrad(const ParameterEntry &Entry) {
+  if (!Sharing.Frozen)
+    findFrozen();
+  if (Sharing.FreezesUnknown || !Sharing.NamedRoots.count(Entry.tensor().Root) ||
+      llvm::is_contained(*Sharing.Frozen, Entry.tensor()))
+    return std::nullopt;
+  for (const RegistrationStep &Step : Entry.Route) {
+    const auto *Register = dyn_cast_or_null<CXXMemberCallExpr>(Step.Site);
+    if (Register && Register->getMethodDecl() &&
+        Register->getMethodDecl()->getIdentifier() &&
+        Register->getMethodDecl()->getName() == "register_parameter" &&
+        !literalTrue(Register, 2))
+      return std::nullopt;
+  }
+  return true;
+}
+
+std::vector<std::optional<bool>>
+ParameterListBuilder::requiresGrad(const std::vector<ParameterEntry> &Entries) {
+  std::vector<std::optional<bool>> Facts;
+  for (const ParameterEntry &Entry : Entries)
+    Facts.push_back(requiresGrad(Entry));
+  return Facts;
 }
 
 /// The modules a call passes for the module parameters of Definition, in
@@ -407,7 +581,7 @@ bool ParameterListBuilder::appendFiltered(const std::vector<ParameterEntry> &Ran
     Names.push_back(Entry.name());
   }
   std::optional<std::vector<bool>> Passes =
-      passesNameTests(Loop, Site, Names, Sharing.AST);
+      passesNameTests(Loop, Site, Names, requiresGrad(Range), Sharing.AST);
   if (!Passes)
     return false;
   RegistrationStep Push;

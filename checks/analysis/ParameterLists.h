@@ -69,6 +69,15 @@ private:
                       std::vector<ParameterEntry> &List);
   std::optional<std::vector<ParameterEntry>> rangeList(const Expr *Begin,
                                                        const Expr *End);
+  /// What a standard algorithm appends through an inserter (Note [Lists
+  /// appended to by standard algorithms]).
+  bool applyAlgorithm(const CallExpr *Call, std::vector<ParameterEntry> &List);
+  /// Whether Entry's tensor requires grad, where that is known (Note [Lists
+  /// filtered by requires_grad()]).
+  std::optional<bool> requiresGrad(const ParameterEntry &Entry);
+  std::vector<std::optional<bool>>
+  requiresGrad(const std::vector<ParameterEntry> &Entries);
+  void findFrozen();
   std::optional<std::vector<ParameterEntry>> returnedList(const CallExpr *Call);
   std::optional<std::vector<ParameterEntry>> listInCallee(
       const CallExpr *Call, const FunctionDecl *Definition, size_t Kept,
@@ -110,6 +119,10 @@ bool isHandleMap(QualType Type);
 const VarDecl *loopHandleVariable(const Expr *Module);
 /// Whether a call's name says it mutates a standard container.
 bool isContainerMutation(const CallExpr *Call);
+/// For a call of a standard algorithm that writes through
+/// `std::back_inserter(v)`, `std::front_inserter(v)` or
+/// `std::inserter(v, pos)`: the container expression `v`; null otherwise.
+const Expr *insertedContainer(const CallExpr *Call);
 /// The value of a `bool` argument written as a literal (`parameters(false)`),
 /// or Default.
 bool boolArgument(const CallExpr *Call, unsigned Index, bool Default);

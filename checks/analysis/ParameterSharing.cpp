@@ -22,6 +22,7 @@ namespace {
 
 using detail::boolArgument;
 using detail::elementParameters;
+using detail::insertedContainer;
 using detail::isContainerMutation;
 using detail::isStdContainer;
 using detail::methodOf;
@@ -283,7 +284,32 @@ const VarDecl *loopHandleVariable(const Expr *Module) {
   return dyn_cast<VarDecl>(Ref->getDecl());
 }
 
+const Expr *insertedContainer(const CallExpr *Call) {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  if (!Callee || isa<CXXMethodDecl>(Callee) || !Callee->isInStdNamespace())
+    return nullptr;
+  for (const Expr *Arg : Call->arguments()) {
+    // The iterator is passed by value: a copy of the inserter's result.
+    Arg = Arg->IgnoreImplicit();
+    while (const auto *Copy = dyn_cast<CXXConstructExpr>(Arg)) {
+      if (Copy->getNumArgs() != 1)
+        break;
+      Arg = Copy->getArg(0)->IgnoreImplicit();
+    }
+    const auto *Inserter = dyn_cast<CallExpr>(Arg->IgnoreParenImpCasts());
+    const FunctionDecl *Maker = Inserter ? Inserter->getDirectCallee() : nullptr;
+    if (Maker && Maker->isInStdNamespace() && Maker->getIdentifier() &&
+        llvm::is_contained({"back_inserter", "front_inserter", "inserter"},
+                           Maker->getName()) &&
+        Inserter->getNumArgs() >= 1)
+      return Inserter->getArg(0);
+  }
+  return nullptr;
+}
+
 bool isContainerMutation(const CallExpr *Call) {
+  if (insertedContainer(Call))
+    return true;
   const CXXMethodDecl *Method = methodOf(Call);
   if (!Method || !Method->getIdentifier())
     return false;
@@ -406,6 +432,10 @@ void ParameterSharingAnalysis::collectIndex(const Stmt *S,
     Index.Places[Call] = Place;
     // Note [Lists filled by a helper]
     const FunctionDecl *Callee = Call->getDirectCallee();
+    // Note [Lists appended to by standard algorithms]
+    if (const Expr *Container = insertedContainer(Call))
+      if (const VarDecl *Var = VarOf(Container))
+        Index.Calls[Var].push_back(Call);
     if (Callee && !isLibtorchDecl(Callee) && !Callee->isInStdNamespace()) {
       unsigned Shift =
           isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Callee);
@@ -936,6 +966,9 @@ ParameterSharingAnalysis::dictElements(const Expr *Pairs) {
     for (const CallExpr *Call : Index.Calls.lookup(Var)) {
       if (!isContainerMutation(Call))
         continue;
+      // A standard algorithm's appends are not followed here.
+      if (!methodOf(Call))
+        return std::nullopt;
       llvm::StringRef Name = methodOf(Call)->getName();
       std::optional<std::pair<const Expr *, const Expr *>> Item;
       if (Name == "emplace_back" && Call->getNumArgs() == 2)
@@ -1474,6 +1507,8 @@ ParameterSharingAnalysis::handleElements(const VarDecl *Container) {
   for (const CallExpr *Call : Index.Calls.lookup(Container)) {
     if (!isContainerMutation(Call))
       continue;
+    if (!methodOf(Call))
+      return std::nullopt;
     llvm::StringRef Name = methodOf(Call)->getName();
     if ((Name != "push_back" && Name != "emplace_back") ||
         Call->getNumArgs() != 1)

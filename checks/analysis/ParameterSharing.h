@@ -316,6 +316,9 @@ private:
     bool Conditional = false;
   };
   struct FunctionIndex {
+    /// The member and operator calls on each variable, and the standard
+    /// algorithms that append to it through `std::back_inserter(v)` or
+    /// `std::inserter(v, ...)`.
     llvm::DenseMap<const VarDecl *, std::vector<const CallExpr *>> Calls;
     /// The calls that pass each variable to a non-const lvalue reference
     /// parameter of a function of the user's, with the argument's index
@@ -378,6 +381,15 @@ private:
   /// being applied runs once per iteration of, and the modules of their
   /// ranges.
   llvm::DenseMap<const VarDecl *, ModuleElements> UnrolledLoops;
+  /// The tensors a statement of the translation unit may freeze
+  /// (`requires_grad_(false)`), found once; Frozen is unset while they are
+  /// being found, and FreezesUnknown when one such statement's tensor is not
+  /// known (Note [Lists filtered by requires_grad()]).
+  std::optional<std::vector<ObjectKey>> Frozen;
+  bool FreezesUnknown = false;
+  /// The local and global variables of the main file, the roots of the
+  /// objects whose requires_grad() fact can be known.
+  llvm::DenseSet<const void *> NamedRoots;
   unsigned Depth = 0;
 };
 
