@@ -64,6 +64,31 @@ QualType pointee(QualType Type) {
   return QualType();
 }
 
+/// Whether Type is a std::variant, std::optional, std::pair or std::tuple
+/// one of whose alternatives or elements holds tensors (Note [Records built
+/// for the worker]).
+bool isStdWrapperOfTensors(QualType Type, unsigned Depth = 0) {
+  const auto *Spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
+      Type.getNonReferenceType()->getAsCXXRecordDecl());
+  if (!Spec || !Spec->isInStdNamespace() || !Spec->getIdentifier() || Depth > 3 ||
+      !llvm::is_contained({"variant", "optional", "pair", "tuple"}, Spec->getName()))
+    return false;
+  auto Holds = [&](QualType Arg) {
+    return isTensorType(Arg) || isTensorContainerType(Arg) ||
+           isTensorRecordType(Arg) || isStdWrapperOfTensors(Arg, Depth + 1);
+  };
+  for (const TemplateArgument &Arg : Spec->getTemplateArgs().asArray()) {
+    if (Arg.getKind() == TemplateArgument::Type && Holds(Arg.getAsType()))
+      return true;
+    if (Arg.getKind() == TemplateArgument::Pack)
+      for (const TemplateArgument &Element : Arg.pack_elements())
+        if (Element.getKind() == TemplateArgument::Type &&
+            Holds(Element.getAsType()))
+          return true;
+  }
+  return false;
+}
+
 std::optional<SharedKind> sharedKind(QualType Type) {
   // A pointer to a struct or container of tensors shares the object: Note
   // [Holders built from tensors].
@@ -78,9 +103,19 @@ std::optional<SharedKind> sharedKind(QualType Type) {
     return SharedKind::Container;
   if (moduleImplOf(Type))
     return SharedKind::Module;
-  if (isTensorRecordType(Type))
+  if (isTensorRecordType(Type) || isStdWrapperOfTensors(Type))
     return SharedKind::Struct;
   return std::nullopt;
+}
+
+/// Whether Call runs a method the translation unit defines (not a standard
+/// container's or libtorch's).
+bool definedByUser(const CXXMemberCallExpr *Call) {
+  const CXXMethodDecl *Method = Call->getMethodDecl();
+  return Method && Method->hasBody() && !Method->isInStdNamespace() &&
+         !isLibtorchDecl(Method) &&
+         Call->getMethodDecl()->getASTContext().getSourceManager().isInMainFile(
+             Method->getDefinition()->getLocation());
 }
 
 /// `m->zero_grad(true)`: the gradients are reset to undefined, not written.
@@ -423,16 +458,22 @@ void WorkerRaceAnalysis::collect(const Stmt *S) {
          })))
       Joins.push_back(Member);
   if (isa<CallExpr, CXXConstructExpr>(S)) {
+    const auto *Store = dyn_cast<CXXMemberCallExpr>(S);
     if (std::optional<WorkerSpawn> Spawn = Workers.match(cast<Expr>(S)))
       Spawns.push_back(std::make_unique<WorkerSpawn>(std::move(*Spawn)));
-    else if (const auto *Store = dyn_cast<CXXMemberCallExpr>(S);
-             Store && isQueueStore(Store))
+    else if (Store && isQueueStore(Store) && !definedByUser(Store))
       Stores.push_back(Store);
     else if (const auto *Call = dyn_cast<CallExpr>(S);
              Call && llvm::any_of(Call->arguments(), [](const Expr *Arg) {
                return sharedKind(Arg->getType()).has_value();
-             }))
+             })) {
+      // A method of the user's named like a store (`vis.post(message)`,
+      // `queue.push(frame)`) is a store into its object, if a worker reads
+      // the object, and otherwise read for what it does with its arguments.
+      if (Store && isQueueStore(Store))
+        Stores.push_back(Store);
       HelperCalls.push_back(Call);
+    }
   }
   for (const Stmt *Child : S->children())
     collect(Child);
@@ -901,8 +942,54 @@ void WorkerRaceAnalysis::functorValues(const Expr *Functor,
   else
     Parts = llvm::ArrayRef(&Functor, 1); // a local object, copied
   for (const Expr *Part : Parts)
-    if (std::optional<SharedValue> V = handedValue(Part))
-      Shared.push_back(*V);
+    handedValues(Part, Shared);
+}
+
+// Note [Records built for the worker]
+// `vis.post(AttentionMap{0, probs})`, `jobs.push(std::make_pair(step,
+// grads))`, a `std::variant` message made from such a struct: a record built
+// in place for a worker (an aggregate or a construction, a pair or tuple,
+// a variant, optional or smart pointer made from one) holds the handles it
+// is built from, so each part that holds tensors is handed over as an
+// argument would be, with its own fix-it. A pointer to a tensor (`&w`)
+// hands over the tensor itself, as `std::ref(w)` does.
+/// The parts of a record E builds in place; empty for anything else.
+static llvm::SmallVector<const Expr *, 4> builtParts(const Expr *E) {
+  llvm::SmallVector<const Expr *, 4> Parts;
+  E = E->IgnoreImplicit()->IgnoreParens();
+  if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(E))
+    E = Cast->getSubExpr()->IgnoreImplicit();
+  if (const auto *Init = dyn_cast<InitListExpr>(E)) {
+    Parts.append(Init->inits().begin(), Init->inits().end());
+  } else if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+    // A copy or move of a temporary is of what the temporary is built from.
+    bool Copy = Construct->getConstructor()->isCopyOrMoveConstructor();
+    if (!Copy || (Construct->getNumArgs() == 1 &&
+                  !isa<DeclRefExpr, MemberExpr>(
+                      Construct->getArg(0)->IgnoreImplicit()->IgnoreParens())))
+      Parts.append(Construct->arg_begin(), Construct->arg_end());
+  } else if (const auto *Call = dyn_cast<CallExpr>(E)) {
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    if (Callee && Callee->isInStdNamespace() && Callee->getIdentifier() &&
+        llvm::is_contained({"make_pair", "make_tuple", "make_optional",
+                            "make_shared", "make_unique", "forward_as_tuple"},
+                           Callee->getName()))
+      Parts.append(Call->arg_begin(), Call->arg_end());
+  }
+  return Parts;
+}
+
+void WorkerRaceAnalysis::handedValues(const Expr *Arg,
+                                      std::vector<SharedValue> &Shared,
+                                      unsigned Depth) const {
+  if (std::optional<SharedValue> V = handedValue(Arg)) {
+    Shared.push_back(*V);
+    return;
+  }
+  if (Depth > 3)
+    return;
+  for (const Expr *Part : builtParts(Arg))
+    handedValues(Part, Shared, Depth + 1);
 }
 
 /// What Arg, an argument of a spawn or a part of a function object, hands
@@ -910,6 +997,10 @@ void WorkerRaceAnalysis::functorValues(const Expr *Functor,
 std::optional<SharedValue> WorkerRaceAnalysis::handedValue(const Expr *Arg) const {
   // `std::ref(x)` hands over x itself.
   const Expr *Object = referencedObject(Arg);
+  if (const auto *Address = dyn_cast<UnaryOperator>(Arg->IgnoreImplicit()->IgnoreParens());
+      !Object && Address && Address->getOpcode() == UO_AddrOf &&
+      isTensorType(Address->getSubExpr()->getType()))
+    Object = Address->getSubExpr();
   bool ByReference = Object != nullptr;
   if (!Object)
     Object = Arg;
@@ -951,12 +1042,11 @@ WorkerRaceAnalysis::sharedValues(const WorkerSpawn &Spawn) const {
   else if (Spawn.Lambda)
     Callee = Spawn.Lambda->getCallOperator();
   for (unsigned I = 0; I < Spawn.BoundArgs.size(); ++I) {
-    std::optional<SharedValue> V = handedValue(Spawn.BoundArgs[I]);
-    if (!V)
-      continue;
+    size_t First = Shared.size();
+    handedValues(Spawn.BoundArgs[I], Shared);
     if (Callee && I < Callee->getNumParams())
-      V->BoundParam = Callee->getParamDecl(I);
-    Shared.push_back(*V);
+      for (size_t J = First; J < Shared.size(); ++J)
+        Shared[J].BoundParam = Callee->getParamDecl(I);
   }
   if (Spawn.Functor)
     functorValues(Spawn.Functor, Shared);
@@ -1726,10 +1816,15 @@ void WorkerRaceAnalysis::run(const FunctionDecl *Function) {
   SM = &Function->getASTContext().getSourceManager();
   LangOpts = &Function->getASTContext().getLangOpts();
   collect(Function->getBody());
+  llvm::DenseSet<const CallExpr *> Handed;
   for (const CXXMemberCallExpr *Store : Stores)
-    if (std::optional<WorkerSpawn> Handoff = queueHandoff(Store, Function))
+    if (std::optional<WorkerSpawn> Handoff = queueHandoff(Store, Function)) {
       Spawns.push_back(std::make_unique<WorkerSpawn>(std::move(*Handoff)));
+      Handed.insert(Store);
+    }
   for (const CallExpr *Call : HelperCalls) {
+    if (Handed.count(Call))
+      continue;
     std::optional<WorkerSpawn> Handoff = methodHandoff(Call);
     if (!Handoff)
       Handoff = helperSpawn(Call);

@@ -217,6 +217,10 @@ private:
   void functorValues(const Expr *Functor, std::vector<SharedValue> &Shared) const;
   const ValueDecl *sharedTensorOrHolder(const Expr *E, SharedKind Kind) const;
   std::optional<SharedValue> handedValue(const Expr *Arg) const;
+  /// What Arg hands over, a record built in place decomposed into its parts
+  /// (Note [Records built for the worker]).
+  void handedValues(const Expr *Arg, std::vector<SharedValue> &Shared,
+                    unsigned Depth = 0) const;
   const ValueDecl *sharedRoot(const VarDecl *Var, SharedKind Kind) const;
   void membersThroughThis(const Stmt *Body, const LambdaCapture *Capture,
                           const Expr *Argument, std::vector<SharedValue> &Shared) const;
