@@ -218,13 +218,16 @@ static bool writesGradLeaf(const WriteEvent &Write, const OperatorTable &Ops) {
 std::unique_ptr<AutogradAnalysis>
 AliasCheckBase::autogradFacts(const FunctionDecl &Function, ASTContext &AST) {
   const SavedTensorTable *Saved = SavedTensorTable::builtin().get();
-  auto Autograd =
-      std::make_unique<AutogradAnalysis>(Function, AST, &table(), Saved);
+  if (!Calls)
+    Calls = std::make_unique<MainFileCalls>(AST);
+  // Note [Forwards run only without grad]
+  bool WithoutGrad = forwardRunsOnlyWithoutGrad(Function, *Calls);
+  auto Autograd = std::make_unique<AutogradAnalysis>(
+      Function, AST, &table(), Saved, /*Caller=*/nullptr,
+      /*Differentiated=*/false, WithoutGrad);
   // A function with no backward of its own may return a graph that a
   // caller differentiates (Note [A graph returned to the caller]).
-  if (!Autograd->hasBackward()) {
-    if (!Calls)
-      Calls = std::make_unique<MainFileCalls>(AST);
+  if (!Autograd->hasBackward() && !WithoutGrad) {
     if (std::optional<CallerBackward> Caller =
             callerBackward(Function, *Calls, AST, &table()))
       Autograd = std::make_unique<AutogradAnalysis>(Function, AST, &table(),

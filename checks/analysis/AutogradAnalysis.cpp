@@ -269,7 +269,7 @@ AutogradAnalysis::AutogradAnalysis(const FunctionDecl &Function,
                                    ASTContext &AST, const OperatorTable *Ops,
                                    const SavedTensorTable *Saved,
                                    const CallerBackward *Caller,
-                                   bool Differentiated)
+                                   bool Differentiated, bool RunsWithoutGrad)
     : AST(AST), Parents(const_cast<Stmt *>(Function.getBody())), Ops(Ops),
       Saved(Saved) {
   if (Caller)
@@ -285,7 +285,7 @@ AutogradAnalysis::AutogradAnalysis(const FunctionDecl &Function,
   ReturnsGraph = Differentiated ||
                  (Method && Method->getIdentifier() &&
                   Method->getName() == "forward" &&
-                  isModuleClass(Method->getParent())) ||
+                  isModuleClass(Method->getParent()) && !RunsWithoutGrad) ||
                  Caller;
   if (Caller)
     CallerGraph.insert(Caller->GraphParams.begin(), Caller->GraphParams.end());
@@ -985,6 +985,16 @@ static bool isFunctionObjectCall(const CallExpr *Call, const FunctionDecl *Calle
          Method->getOverloadedOperator() == OO_Call && !Method->getParent()->isLambda();
 }
 
+/// The `forward` a module class of the main file defines, if one.
+static const FunctionDecl *forwardOf(const CXXRecordDecl *Impl) {
+  if (!Impl || !Impl->hasDefinition() || isLibtorchDecl(Impl))
+    return nullptr;
+  for (const CXXMethodDecl *Method : Impl->getDefinition()->methods())
+    if (Method->getIdentifier() && Method->getName() == "forward")
+      return Method;
+  return nullptr;
+}
+
 MainFileCalls::MainFileCalls(ASTContext &AST) {
   forEachMainFileFunction(AST, [&](const FunctionDecl &Caller) {
     forEachStmt(Caller.getBody(), [&](const Stmt *S) {
@@ -994,8 +1004,61 @@ MainFileCalls::MainFileCalls(ASTContext &AST) {
           (!isa<CXXOperatorCallExpr>(Call) || isFunctionObjectCall(Call, Callee)) &&
           !Callee->isInStdNamespace() && !isLibtorchDecl(Callee))
         Calls[Callee->getCanonicalDecl()].push_back({Call, &Caller});
+      // `net(x)` through the module's holder runs its forward.
+      else if (std::optional<ModuleCall> Module = Call ? moduleCallOf(Call) : std::nullopt;
+               Module && !Module->Method)
+        if (const FunctionDecl *Forward = forwardOf(Module->Impl))
+          Calls[Forward->getCanonicalDecl()].push_back({Call, &Caller});
     });
   });
+}
+
+// Note [Forwards run only without grad]
+// A module's forward is differentiated by its caller (Note [A module's
+// forward is differentiated]), unless the program never runs it with grad:
+// grad mode is a thread's state, so a forward called only in no-grad scopes
+// (`c10::InferenceMode`, `torch::NoGradGuard`, `AutoGradMode(false)`), or
+// only from functions that are themselves called only so, records no graph,
+// and the writes in it break no saved tensor (Monte-Carlo drop-path at
+// serving time). A call the main file does not show (a module run as an
+// element of a Sequential, or a library's module its users train) keeps the
+// forward differentiated, so a forward the file never calls directly stays
+// differentiated.
+static bool runsOnlyWithoutGrad(const FunctionDecl &Function,
+                                const MainFileCalls &Calls, unsigned Depth) {
+  llvm::ArrayRef<std::pair<const CallExpr *, const FunctionDecl *>> Sites =
+      Calls.of(Function);
+  if (Sites.empty() || Depth > 4)
+    return false;
+  for (const auto &[Call, Caller] : Sites) {
+    if (Caller == &Function || !Caller->getBody())
+      return false;
+    ParentMap Parents(const_cast<Stmt *>(Caller->getBody()));
+    bool Scoped = false;
+    const Stmt *Current = Call;
+    while (const Stmt *Parent = Parents.getParent(Current)) {
+      if (isa<LambdaExpr>(Parent))
+        break;
+      if (const auto *Block = dyn_cast<CompoundStmt>(Parent))
+        for (const Stmt *Child : Block->body()) {
+          if (Child == Current)
+            break;
+          Scoped |= declaresNoGradGuard(Child);
+        }
+      Current = Parent;
+    }
+    if (!Scoped && !runsOnlyWithoutGrad(*Caller, Calls, Depth + 1))
+      return false;
+  }
+  return true;
+}
+
+bool forwardRunsOnlyWithoutGrad(const FunctionDecl &Function,
+                                const MainFileCalls &Calls) {
+  const auto *Method = dyn_cast<CXXMethodDecl>(&Function);
+  return Method && Method->getIdentifier() && Method->getName() == "forward" &&
+         isModuleClass(Method->getParent()) &&
+         runsOnlyWithoutGrad(Function, Calls, 0);
 }
 
 llvm::ArrayRef<std::pair<const CallExpr *, const FunctionDecl *>>

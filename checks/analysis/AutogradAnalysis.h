@@ -148,6 +148,13 @@ private:
 /// result a backward of the caller starts from, or that a caller returns on
 /// to one that does; none when Function is not given such a call or returns
 /// nothing that holds a tensor.
+/// Whether Function is a module's `forward` whose every call in the main
+/// file runs with grad disabled: in a no-grad scope, or in a function whose
+/// own calls all do (Note [Forwards run only without grad]). False for a
+/// forward the main file never calls.
+bool forwardRunsOnlyWithoutGrad(const FunctionDecl &Function,
+                                const MainFileCalls &Calls);
+
 std::optional<CallerBackward> callerBackward(const FunctionDecl &Function,
                                              const MainFileCalls &Calls,
                                              ASTContext &AST,
@@ -179,11 +186,14 @@ public:
   /// With Differentiated, what the function returns is differentiated by its
   /// callers, as a module's `forward` is (Note [Methods that build a
   /// graph]).
+  /// RunsWithoutGrad says that a module's forward is only ever run with grad
+  /// disabled (Note [Forwards run only without grad]), so its return is no
+  /// backward.
   AutogradAnalysis(const FunctionDecl &Function, ASTContext &AST,
                    const OperatorTable *Ops = nullptr,
                    const SavedTensorTable *Saved = nullptr,
                    const CallerBackward *Caller = nullptr,
-                   bool Differentiated = false);
+                   bool Differentiated = false, bool RunsWithoutGrad = false);
 
   /// The latest call before Write that saved Root (not rebound since) for a
   /// backward that follows Write and starts from a tensor computed from that
