@@ -38,26 +38,47 @@ namespace clang::tidy::libtorch {
 // which an optimizer over its parameters writes. `detach()`, `data()` and
 // `variable_data()` share the storage as a copy of the handle does: `auto
 // x_prev = x_.detach();` before `x_.add_(v_, dt)` is a record of one handle,
-// and `(x_ - x_prev) / dt` is zero. Besides the difference, the ratio, the
+// and `(x_ - x_prev) / dt` is zero. So do the views of all of a tensor's
+// elements (`auto mean_old = mean_.unsqueeze(0);`, `view`, `t()`; not
+// `reshape`, which may copy), and an operand read through such a view
+// (`mean_old.squeeze(0)`) reads the record. Besides the difference, the ratio, the
 // restore and their in-place forms, a comparison that tests whether the
 // tensor moved (`allclose`, `equal`) reads both sides the same way.
 
 namespace {
+
+/// For `t.detach()`, `t.unsqueeze(0)`, `t.view({n, -1})` and other calls that
+/// always return a view of all of t's elements (or chains of them): t, with
+/// Through set to the outermost method; null for anything else. `reshape`,
+/// `flatten` and `contiguous` may copy, so they are not among them.
+const Expr *wholeViewOf(const Expr *E, llvm::StringRef *Through = nullptr) {
+  static constexpr llvm::StringLiteral WholeViews[] = {
+      "detach",  "data",      "variable_data", "alias",     "view",
+      "view_as", "unsqueeze", "squeeze",       "t",         "transpose",
+      "permute", "movedim",   "unflatten",     "expand",    "expand_as",
+      "mT",      "swapaxes",  "swapdims"};
+  const Expr *Viewed = nullptr;
+  while (true) {
+    const auto *Call = dyn_cast<CXXMemberCallExpr>(skipHandleCopies(E)->IgnoreParens());
+    const CXXMethodDecl *Method = Call ? Call->getMethodDecl() : nullptr;
+    if (!Method || !Method->getIdentifier() ||
+        !isTensorType(Call->getImplicitObjectArgument()->getType()) ||
+        !llvm::is_contained(WholeViews, Method->getName()))
+      return Viewed;
+    if (!Viewed && Through)
+      *Through = Method->getName();
+    E = Call->getImplicitObjectArgument();
+    Viewed = skipHandleCopies(E)->IgnoreParens();
+  }
+}
 
 /// For the initializer of a local tensor: the tensor whose handle it holds
 /// (`w` in `auto old = w;` or `auto old = w.detach();`), with Through set to
 /// the detaching method; null for anything else.
 const Expr *heldHandle(const Expr *Init, llvm::StringRef &Through) {
   Init = skipHandleCopies(Init)->IgnoreParens();
-  if (const auto *Detach = dyn_cast<CXXMemberCallExpr>(Init);
-      Detach && Detach->getNumArgs() == 0 && Detach->getMethodDecl() &&
-      Detach->getMethodDecl()->getIdentifier() &&
-      isTensorType(Detach->getImplicitObjectArgument()->getType()) &&
-      llvm::is_contained({"detach", "data", "variable_data"},
-                         Detach->getMethodDecl()->getName())) {
-    Through = Detach->getMethodDecl()->getName();
-    Init = skipHandleCopies(Detach->getImplicitObjectArgument())->IgnoreParens();
-  }
+  if (const Expr *Viewed = wholeViewOf(Init, &Through))
+    Init = Viewed;
   return isa<DeclRefExpr, MemberExpr>(Init) ? Init : nullptr;
 }
 
@@ -156,6 +177,9 @@ std::optional<Identity> Snapshots::tensor(const Expr *E, unsigned Depth) {
   if (!E || Depth > 6)
     return std::nullopt;
   E = skipHandleCopies(E)->IgnoreParens();
+  // A view of all of a tensor's elements reads the tensor.
+  if (const Expr *Viewed = wholeViewOf(E))
+    E = Viewed;
   const Expr *Container = nullptr, *Index = nullptr;
   if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(E);
       Operator && Operator->getOperator() == OO_Subscript &&

@@ -1,7 +1,8 @@
 // RUN: %check_clang_tidy %s libtorch-inplace-on-view %t -- -- %mock_torch
-// A tensor kept with detach() or data() shares the storage as a copy of its
-// handle does: set against the tensor after an in-place write of it, it
-// reads the new values on both sides (Note [Snapshots of handles]).
+// A tensor kept with detach() or data(), or as a view of all of its
+// elements (unsqueeze, view, t), shares the storage as a copy of its handle
+// does: set against the tensor after an in-place write of it, it reads the
+// new values on both sides (Note [Snapshots of handles]).
 
 #include <torch/torch.h>
 
@@ -49,6 +50,23 @@ torch::Tensor PositiveMethodSub(torch::Tensor h, const torch::Tensor &u) {
   // CHECK-NOTES: :[[@LINE-1]]:12: warning: 'sub' reads 'h' and 'h0', which are one tensor: 'h0' is 'detach()' of 'h', which shares its storage rather than copying it, and 'mul_' has changed it in place since, so 'h0' is not the old values [libtorch-inplace-on-view]
   // CHECK-NOTES: :[[@LINE-4]]:13: note: 'h0' takes the handle here; clone it to keep the values
   // CHECK-NOTES: :[[@LINE-4]]:5: note: 'mul_' writes it in place here
+}
+
+// The old mean kept as a broadcastable view.
+torch::Tensor PositiveUnsqueezedMean(torch::Tensor mean, const torch::Tensor &elite) {
+  auto mean_old = mean.unsqueeze(0);
+  mean.copy_(elite.mean(0));
+  return mean - mean_old.squeeze(0);
+  // CHECK-NOTES: :[[@LINE-1]]:15: warning: 'operator-' reads 'mean' and 'mean_old', which are one tensor: 'mean_old' is 'unsqueeze()' of 'mean', which shares its storage rather than copying it, and 'copy_' has changed it in place since, so 'mean_old' is not the old values [libtorch-inplace-on-view]
+  // CHECK-NOTES: :[[@LINE-4]]:19: note: 'mean_old' takes the handle here; clone it to keep the values
+  // CHECK-NOTES: :[[@LINE-4]]:8: note: 'copy_' writes it in place here
+}
+
+// reshape may copy, so it is no record of the handle.
+torch::Tensor NegativeReshape(torch::Tensor mean, const torch::Tensor &elite) {
+  auto mean_old = mean.reshape({1, -1});
+  mean.copy_(elite.mean(0));
+  return mean - mean_old.squeeze(0);
 }
 
 // A clone keeps the old values.
