@@ -123,6 +123,12 @@ static StatementMatcher sinkMatcher() {
       callExpr(callee(functionDecl(hasName("::torch::nn::utils::clip_grad_norm_"))),
                hasArgument(0, expr()))
           .bind(ClipId);
+  // `torch::nn::utils::vector_to_parameters(theta, params)`.
+  auto SetFromVector =
+      callExpr(callee(functionDecl(
+                   hasName("::torch::nn::utils::vector_to_parameters"))),
+               hasArgument(1, expr()))
+          .bind(SetFromVectorId);
   // Loops whose body may update each parameter in place.
   auto UpdateLoop = stmt(anyOf(
                              // `for (auto &p : model->parameters())`
@@ -151,7 +157,8 @@ static StatementMatcher sinkMatcher() {
                                    unless(isExpansionInSystemHeader()))))
           .bind(HelperCallId);
   return findAll(stmt(anyOf(OptimizerConstruction, OptimizerFactory,
-                            AddParamGroup, ClipGradNorm, UpdateLoop,
+                            AddParamGroup, ClipGradNorm, SetFromVector,
+                            UpdateLoop,
                             MemberAssignment, Container, HelperCall)));
 }
 
@@ -747,7 +754,7 @@ void SharedParameterUpdateCheck::checkHelperCall(const CallExpr *Call,
          "'%0' gives '%1' a list that holds parameter "
          "'%3' twice%4; %select{each step() updates it twice|each step() "
          "updates it twice|the total norm counts it twice and its gradient "
-         "is scaled twice}2%5")
+         "is scaled twice|each pass updates it twice}2%5")
         << Call->getDirectCallee()->getName() << Sink->Name << static_cast<unsigned>(Sink->Kind)
         << nameOr(Tie->Parameter, "?")
         << alsoAs(*Tie)

@@ -873,7 +873,24 @@ ParameterListBuilder::parameterListThrough(const Expr *List,
   llvm::DenseMap<const VarDecl *, std::shared_ptr<const ModuleValue>> Bindings;
   for (auto &[Param, Argument] : *Arguments)
     Bindings[Param] = std::make_shared<const ModuleValue>(std::move(Argument));
-  if (Bindings.empty())
+  // A list parameter stands for the list the call passes
+  // (`trust_region_step(params, max_kl)` handing `params` to
+  // vector_to_parameters).
+  llvm::SmallVector<const ParmVarDecl *, 2> Lists;
+  unsigned Offset = isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Callee);
+  for (unsigned I = 0; I < Definition->getNumParams(); ++I) {
+    const ParmVarDecl *Param = Definition->getParamDecl(I);
+    if (I + Offset < Call->getNumArgs() && isTensorListType(Param->getType()) &&
+        !Sharing.BoundRanges.count(Param)) {
+      Sharing.BoundRanges[Param] = Call->getArg(I + Offset);
+      Lists.push_back(Param);
+    }
+  }
+  auto UnbindLists = llvm::make_scope_exit([&] {
+    for (const ParmVarDecl *Param : Lists)
+      Sharing.BoundRanges.erase(Param);
+  });
+  if (Bindings.empty() && Lists.empty())
     return std::nullopt;
   Sharing.Bound = std::move(Bindings);
   auto Unbind = llvm::make_scope_exit([&] { Sharing.Bound.clear(); });

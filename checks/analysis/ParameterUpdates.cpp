@@ -375,6 +375,15 @@ std::optional<ListSink> listSinkOf(const ast_matchers::BoundNodes &Nodes) {
   if (const auto *Clip = Nodes.getNodeAs<CallExpr>(ClipId))
     return ListSink{Clip, Clip->getArg(0), SinkKind::ClipGradNorm,
                     "clip_grad_norm_"};
+  // Note [Parameters set from a flat vector]
+  // `vector_to_parameters(theta, params)` copies consecutive slices of
+  // `theta` into each tensor of the list in turn, as an update loop over the
+  // list would (the flat steps of TRPO, natural gradient, evolution
+  // strategies). A tensor the list holds twice is set twice, from two
+  // slices, and keeps the second.
+  if (const auto *Set = Nodes.getNodeAs<CallExpr>(SetFromVectorId))
+    return ListSink{Set, Set->getArg(1), SinkKind::UpdateLoop,
+                    "vector_to_parameters"};
   return std::nullopt;
 }
 

@@ -48,6 +48,7 @@ inline constexpr llvm::StringLiteral OptimizerId = "optimizer";
 inline constexpr llvm::StringLiteral OptimizerFactoryId = "optimizer-factory";
 inline constexpr llvm::StringLiteral AddGroupId = "add-param-group";
 inline constexpr llvm::StringLiteral ClipId = "clip";
+inline constexpr llvm::StringLiteral SetFromVectorId = "set-from-vector";
 
 /// The list sink a match binds (to the IDs above), if it binds one.
 std::optional<ListSink> listSinkOf(const ast_matchers::BoundNodes &Nodes);

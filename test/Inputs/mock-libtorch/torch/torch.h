@@ -313,6 +313,9 @@ double clip_grad_norm_(Tensor parameter, double max_norm,
                        double norm_type = 2.0, bool error_if_nonfinite = false);
 void clip_grad_value_(std::vector<Tensor> parameters, double clip_value);
 void clip_grad_value_(Tensor parameter, double clip_value);
+// torch/nn/utils/convert_parameters.h.
+inline Tensor parameters_to_vector(std::vector<Tensor> parameters);
+inline void vector_to_parameters(const Tensor &vec, std::vector<Tensor> parameters);
 } // namespace utils
 } // namespace nn
 namespace optim {
