@@ -690,7 +690,81 @@ void AutogradAnalysis::recordHelperSave(const CallExpr *Call) {
   }
 }
 
+// Note [Custom autograd functions]
+// `QuantLinearFn::apply(x, weight)`, for a `torch::autograd::Function<F>`
+// of the translation unit, runs `F::forward(ctx, x, w)`; what its
+// `ctx->save_for_backward({x, w})` names among forward's parameters is
+// saved from the arguments apply is given, as a libtorch operator saves its
+// inputs. The backward unpacks them with a version check, so an in-place
+// write of one between the call and the backward throws, and one through
+// `.data()` silently changes the gradients.
+/// The positions of apply's arguments that Call's forward saves, and the
+/// Function's class; none when Call is no apply of a custom Function defined
+/// here.
+static std::optional<std::pair<llvm::SmallVector<unsigned, 2>, const CXXRecordDecl *>>
+customFunctionSaves(const CallExpr *Call) {
+  const auto *Apply = dyn_cast_or_null<CXXMethodDecl>(Call->getDirectCallee());
+  if (!Apply || !Apply->isStatic() || !Apply->getIdentifier() ||
+      Apply->getName() != "apply")
+    return std::nullopt;
+  const CXXRecordDecl *Function = nullptr;
+  if (const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(Apply->getParent());
+      Spec && Spec->getName() == "Function" && isLibtorchDecl(Spec) &&
+      Spec->getTemplateArgs().size() == 1 &&
+      Spec->getTemplateArgs()[0].getKind() == TemplateArgument::Type)
+    Function = Spec->getTemplateArgs()[0].getAsType()->getAsCXXRecordDecl();
+  if (!Function || !Function->hasDefinition())
+    return std::nullopt;
+  const FunctionDecl *Forward = nullptr;
+  for (const CXXMethodDecl *Method : Function->getDefinition()->methods())
+    if (Method->isStatic() && Method->getIdentifier() &&
+        Method->getName() == "forward" && Method->getDefinition())
+      Forward = Method->getDefinition();
+  if (!Forward || Forward->getNumParams() != Call->getNumArgs() + 1)
+    return std::nullopt;
+  llvm::SmallVector<unsigned, 2> Positions;
+  forEachStmt(Forward->getBody(), [&](const Stmt *S) {
+    const auto *Save = dyn_cast<CXXMemberCallExpr>(S);
+    if (!Save || calleeName(Save) != "save_for_backward")
+      return;
+    forEachStmt(Save, [&](const Stmt *Inner) {
+      const auto *Ref = dyn_cast<DeclRefExpr>(Inner);
+      const auto *Param = Ref ? dyn_cast<ParmVarDecl>(Ref->getDecl()) : nullptr;
+      if (Param && Param->getDeclContext() == Forward &&
+          Param->getFunctionScopeIndex() >= 1 &&
+          !llvm::is_contained(Positions, Param->getFunctionScopeIndex() - 1))
+        Positions.push_back(Param->getFunctionScopeIndex() - 1);
+    });
+  });
+  return std::make_pair(Positions, Function);
+}
+
+void AutogradAnalysis::recordCustomSave(const CallExpr *Call,
+                                        llvm::ArrayRef<unsigned> Positions,
+                                        llvm::StringRef Name) {
+  if (isInNoGradScope(Call))
+    return;
+  bool InGraph = llvm::any_of(Call->arguments(), [&](const Expr *Arg) {
+    return mayHoldTensor(Arg->getType()) && isPartOfGraph(Arg, Call->getBeginLoc());
+  });
+  const ValueDecl *Consumer = consumerOf(Call);
+  for (unsigned Position : Positions) {
+    const ValueDecl *Input = viewedDecl(Call->getArg(Position));
+    if (!Input)
+      continue;
+    if (const auto *Field = dyn_cast<FieldDecl>(Input))
+      SavedMembers.insert(Field);
+    if (Consumer)
+      Saves.push_back({Call, Name.str(), Input, /*IsResult=*/false, InGraph,
+                       Consumer});
+  }
+}
+
 void AutogradAnalysis::recordSave(const CallExpr *Call) {
+  if (auto Custom = customFunctionSaves(Call)) {
+    recordCustomSave(Call, Custom->first, Custom->second->getName());
+    return;
+  }
   std::optional<ModuleCall> Module = moduleCallOf(Call);
   if (!Module)
     Module = helperForward(Call);

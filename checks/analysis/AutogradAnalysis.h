@@ -261,6 +261,9 @@ private:
   void collect(const Stmt *S);
   void collectSaves(const Stmt *S);
   void recordSave(const CallExpr *Call);
+  /// Note [Custom autograd functions].
+  void recordCustomSave(const CallExpr *Call, llvm::ArrayRef<unsigned> Positions,
+                        llvm::StringRef Name);
   void recordHelperSave(const CallExpr *Call);
   bool isPartOfGraph(const Expr *E, SourceLocation Before) const;
   /// The call's result reaches its consumer through `detach()` or `data()`,

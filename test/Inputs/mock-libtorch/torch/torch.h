@@ -24,6 +24,14 @@ variable_list grad(const variable_list &outputs, const variable_list &inputs,
                    const variable_list &grad_outputs = {},
                    c10::optional<bool> retain_graph = c10::nullopt,
                    bool create_graph = false, bool allow_unused = false);
+// torch/csrc/autograd/custom_function.h.
+struct AutogradContext {
+  void save_for_backward(variable_list to_save);
+  variable_list get_saved_variables() const;
+};
+template <class T> struct Function {
+  template <typename... Args> static Variable apply(Args &&...args);
+};
 } // namespace autograd
 // torch:: factories are distinct functions that set up autograd.
 Tensor empty(at::IntArrayRef size, at::TensorOptions options = {});
