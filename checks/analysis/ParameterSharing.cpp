@@ -362,7 +362,9 @@ const Expr *skipModuleHandleCopies(const Expr *E) {
       if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call)) {
         const CXXMethodDecl *Method = Member->getMethodDecl();
         const Expr *Object = Member->getImplicitObjectArgument();
+        // `holder.ptr()`, not `sequential->ptr(0)`, an element.
         if (Method && Method->getIdentifier() && Object &&
+            Member->getNumArgs() == 0 &&
             (Method->getName() == "ptr" || Method->getName() == "get") &&
             moduleImplOf(Object->IgnoreImplicit()->getType())) {
           E = Object;
@@ -1093,6 +1095,8 @@ ParameterSharingAnalysis::moduleValue(const Expr *E) {
   if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E);
       Call && isRegistration(Call, "register_module") && Call->getNumArgs() == 2)
     return moduleValue(Call->getArg(1));
+  if (std::optional<ModuleValue> Element = indexedElement(E))
+    return Element;
   if (std::optional<llvm::ArrayRef<const Expr *>> Args = constructionArguments(E)) {
     // `Linear(nullptr)` holds no module.
     if (isa<CXXConstructExpr>(E) && Args->size() == 1 &&
@@ -1109,6 +1113,57 @@ ParameterSharingAnalysis::moduleValue(const Expr *E) {
       return construct(E, Impl, {}, ObjectKey{Kept, {}}, false);
   // Any other call (`m->clone()`, a factory): a module of its own.
   return construct(E, Impl, {}, freshKey(E), false);
+}
+
+// Note [Elements of a Sequential by index]
+// `u_net->ptr<LinearImpl>(0)`, `seq->ptr(1)`, `seq[2]` and `list->at<T>(0)`
+// name the module a Sequential or ModuleList registered under that index:
+// built into another container (`Sequential(u_net->ptr<LinearImpl>(0),
+// Tanh(), Linear(16, 1))`), it is the same module, whose parameters the two
+// containers both hold. The element is what the container's own value has
+// under that name, so an index the analysis did not see registered (an
+// element pushed at run time) is no module it knows.
+std::optional<ModuleValue>
+ParameterSharingAnalysis::indexedElement(const Expr *E) {
+  const Expr *Container = nullptr, *Index = nullptr;
+  if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E)) {
+    const CXXMethodDecl *Method = Call->getMethodDecl();
+    if (Method && Method->getIdentifier() && Call->getNumArgs() == 1 &&
+        (Method->getName() == "ptr" || Method->getName() == "at") &&
+        isLibtorchDecl(Method)) {
+      Container = Call->getImplicitObjectArgument();
+      Index = Call->getArg(0);
+    }
+  } else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);
+             Op && Op->getOperator() == OO_Subscript && Op->getNumArgs() == 2 &&
+             isLibtorchDecl(Op->getDirectCallee())) {
+    Container = Op->getArg(0);
+    Index = Op->getArg(1);
+  }
+  const CXXRecordDecl *Of =
+      Container ? moduleImplOf(Container->IgnoreImplicit()->getType()) : nullptr;
+  Expr::EvalResult Constant;
+  if (!Of || !Of->getIdentifier() ||
+      (Of->getName() != "SequentialImpl" && Of->getName() != "ModuleListImpl") ||
+      Index->isValueDependent() || !Index->EvaluateAsInt(Constant, AST))
+    return std::nullopt;
+  std::optional<ModuleValue> Base = moduleValue(Container);
+  if (!Base)
+    return std::nullopt;
+  std::string Name = std::to_string(Constant.Val.getInt().getExtValue());
+  ModuleValue Element;
+  Element.Impl = moduleImplOf(E->getType());
+  for (const ParameterEntry &Entry : Base->Parameters) {
+    if (Entry.Route.size() < 2 || Entry.Route.front().Name != Name)
+      continue;
+    Element.Identity = Entry.Route.front().Object;
+    ParameterEntry Own;
+    Own.Route.append(Entry.Route.begin() + 1, Entry.Route.end());
+    Element.Parameters.push_back(std::move(Own));
+  }
+  if (!Element.Identity.known())
+    return std::nullopt;
+  return Element;
 }
 
 /// The static local or global that every `return` of Call's callee, a

@@ -291,6 +291,8 @@ private:
   std::optional<ModuleValue> moduleHolderValue(const Expr *E);
   void applyModuleEdits(const VarDecl *Var, ModuleValue &Value);
   std::optional<ModuleValue> elementOf(const Expr *Container);
+  /// Note [Elements of a Sequential by index].
+  std::optional<ModuleValue> indexedElement(const Expr *E);
   /// The modules a local container of handles holds, each with the step
   /// that put it in (two for a fill or a loop that repeats one handle).
   std::optional<ModuleElements> handleElements(const VarDecl *Container);

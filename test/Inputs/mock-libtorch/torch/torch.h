@@ -207,6 +207,9 @@ public:
   template <typename ModuleType>
   void push_back(std::shared_ptr<ModuleType> module_ptr);
   size_t size() const noexcept;
+  std::shared_ptr<Module> ptr(size_t index) const;
+  template <typename T> std::shared_ptr<T> ptr(size_t index) const;
+  template <typename T> T &at(size_t index);
 };
 class Sequential : public ModuleHolder<SequentialImpl> {
 public:
