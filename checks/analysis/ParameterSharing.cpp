@@ -297,10 +297,11 @@ const Expr *insertedContainer(const CallExpr *Call) {
       Arg = Copy->getArg(0)->IgnoreImplicit();
     }
     const auto *Inserter = dyn_cast<CallExpr>(Arg->IgnoreParenImpCasts());
+    static constexpr llvm::StringLiteral Inserters[] = {
+        "back_inserter", "front_inserter", "inserter"};
     const FunctionDecl *Maker = Inserter ? Inserter->getDirectCallee() : nullptr;
     if (Maker && Maker->isInStdNamespace() && Maker->getIdentifier() &&
-        llvm::is_contained({"back_inserter", "front_inserter", "inserter"},
-                           Maker->getName()) &&
+        llvm::is_contained(Inserters, Maker->getName()) &&
         Inserter->getNumArgs() >= 1)
       return Inserter->getArg(0);
   }

@@ -68,10 +68,12 @@ QualType pointee(QualType Type) {
 /// one of whose alternatives or elements holds tensors (Note [Records built
 /// for the worker]).
 bool isStdWrapperOfTensors(QualType Type, unsigned Depth = 0) {
+  static constexpr llvm::StringLiteral Wrappers[] = {"variant", "optional",
+                                                     "pair", "tuple"};
   const auto *Spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
       Type.getNonReferenceType()->getAsCXXRecordDecl());
   if (!Spec || !Spec->isInStdNamespace() || !Spec->getIdentifier() || Depth > 3 ||
-      !llvm::is_contained({"variant", "optional", "pair", "tuple"}, Spec->getName()))
+      !llvm::is_contained(Wrappers, Spec->getName()))
     return false;
   auto Holds = [&](QualType Arg) {
     return isTensorType(Arg) || isTensorContainerType(Arg) ||
@@ -955,6 +957,9 @@ void WorkerRaceAnalysis::functorValues(const Expr *Functor,
 // hands over the tensor itself, as `std::ref(w)` does.
 /// The parts of a record E builds in place; empty for anything else.
 static llvm::SmallVector<const Expr *, 4> builtParts(const Expr *E) {
+  static constexpr llvm::StringLiteral Makers[] = {
+      "make_pair",   "make_tuple",  "make_optional",
+      "make_shared", "make_unique", "forward_as_tuple"};
   llvm::SmallVector<const Expr *, 4> Parts;
   E = E->IgnoreImplicit()->IgnoreParens();
   if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(E))
@@ -971,9 +976,7 @@ static llvm::SmallVector<const Expr *, 4> builtParts(const Expr *E) {
   } else if (const auto *Call = dyn_cast<CallExpr>(E)) {
     const FunctionDecl *Callee = Call->getDirectCallee();
     if (Callee && Callee->isInStdNamespace() && Callee->getIdentifier() &&
-        llvm::is_contained({"make_pair", "make_tuple", "make_optional",
-                            "make_shared", "make_unique", "forward_as_tuple"},
-                           Callee->getName()))
+        llvm::is_contained(Makers, Callee->getName()))
       Parts.append(Call->arg_begin(), Call->arg_end());
   }
   return Parts;
