@@ -292,6 +292,24 @@ bool ParameterListBuilder::applyListMutation(
   return false;
 }
 
+/// Appends the entries of Range that Passes lets through, each behind a step
+/// that records the filtering push at Site.
+static void appendPassing(const std::vector<ParameterEntry> &Range,
+                          const std::vector<bool> &Passes, const CallExpr *Site,
+                          std::vector<ParameterEntry> &List) {
+  RegistrationStep Push;
+  Push.Site = Site;
+  Push.Filtered = true;
+  for (size_t I = 0; I < Range.size(); ++I) {
+    if (!Passes[I])
+      continue;
+    ParameterEntry Entry;
+    Entry.Route.push_back(Push);
+    Entry.Route.append(Range[I].Route.begin(), Range[I].Route.end());
+    List.push_back(std::move(Entry));
+  }
+}
+
 // Note [Lists appended to by standard algorithms]
 // `std::copy(head.begin(), head.end(), std::back_inserter(trainable))`
 // appends a range to the list as `insert` at its end does, and so do
@@ -322,17 +340,7 @@ bool ParameterListBuilder::applyAlgorithm(const CallExpr *Call,
       Call->getArg(3), Names, requiresGrad(*Range), Sharing.AST);
   if (!Passes)
     return false;
-  RegistrationStep Push;
-  Push.Site = Call;
-  Push.Filtered = true;
-  for (size_t I = 0; I < Range->size(); ++I) {
-    if (!(*Passes)[I])
-      continue;
-    ParameterEntry Entry;
-    Entry.Route.push_back(Push);
-    Entry.Route.append((*Range)[I].Route.begin(), (*Range)[I].Route.end());
-    List.push_back(std::move(Entry));
-  }
+  appendPassing(*Range, *Passes, Call, List);
   return true;
 }
 
@@ -584,17 +592,7 @@ bool ParameterListBuilder::appendFiltered(const std::vector<ParameterEntry> &Ran
       passesNameTests(Loop, Site, Names, requiresGrad(Range), Sharing.AST);
   if (!Passes)
     return false;
-  RegistrationStep Push;
-  Push.Site = Site;
-  Push.Filtered = true;
-  for (size_t I = 0; I < Range.size(); ++I) {
-    if (!(*Passes)[I])
-      continue;
-    ParameterEntry Entry;
-    Entry.Route.push_back(Push);
-    Entry.Route.append(Range[I].Route.begin(), Range[I].Route.end());
-    List.push_back(std::move(Entry));
-  }
+  appendPassing(Range, *Passes, Site, List);
   return true;
 }
 
