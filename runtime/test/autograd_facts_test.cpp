@@ -224,6 +224,82 @@ TEST(AutogradFacts, SavesOutliveTheFunctionThatMadeThem) {
   EXPECT_EQ(backwardError(cappedGate(nonLeaf(5), true)), "");
 }
 
+// Note [A library module saves its input]: Linear's weight requires grad,
+// so its input is saved for the weight's gradient whatever the input is.
+TEST(AutogradFacts, ALinearSavesItsInputForTheWeightsGradient) {
+  torch::manual_seed(6);
+  torch::nn::Linear critic(4, 1);
+  torch::Tensor obs = torch::rand({3, 4}, torch::kFloat);
+  torch::Tensor value = critic(obs).sum();
+  obs.mul_(2);
+  EXPECT_NE(backwardError(value).find(ModifiedSavedTensor), std::string::npos);
+}
+
+// Note [Forwards run only without grad]: under InferenceMode a module's
+// forward records no graph, so a write through a view of a ReLU output
+// breaks nothing; with grad it breaks the backward.
+TEST(AutogradFacts, UnderInferenceModeAForwardRecordsNoGraph) {
+  torch::manual_seed(8);
+  torch::nn::Linear fc(4, 4);
+  torch::Tensor x = torch::rand({2, 4});
+  {
+    c10::InferenceMode guard;
+    torch::Tensor branch = torch::relu(fc(x));
+    branch.view({-1}).mul_(0.5);
+    EXPECT_FALSE(branch.requires_grad());
+  }
+  torch::Tensor branch = torch::relu(fc(x));
+  branch.view({-1}).mul_(0.5);
+  EXPECT_NE(backwardError(branch.sum()).find(ModifiedSavedTensor),
+            std::string::npos);
+}
+
+struct SavingMatmul : torch::autograd::Function<SavingMatmul> {
+  static torch::Tensor forward(torch::autograd::AutogradContext *ctx,
+                               torch::Tensor x, torch::Tensor w) {
+    ctx->save_for_backward({x, w});
+    return x.mm(w);
+  }
+  static torch::autograd::variable_list
+  backward(torch::autograd::AutogradContext *ctx,
+           torch::autograd::variable_list grads) {
+    auto saved = ctx->get_saved_variables();
+    return {grads[0].mm(saved[1].t()), saved[0].t().mm(grads[0])};
+  }
+};
+
+// Note [Custom autograd functions]: what save_for_backward names is checked
+// like any saved tensor: an in-place write throws, one through data() goes
+// unnoticed and changes the gradient.
+TEST(AutogradFacts, ACustomFunctionChecksWhatItSaved) {
+  torch::manual_seed(7);
+  torch::Tensor x = torch::rand({2, 3}, torch::kDouble);
+  torch::Tensor w = torch::rand({3, 2}, torch::kDouble).requires_grad_();
+  torch::Tensor h = x.clone().requires_grad_();
+  torch::Tensor y = SavingMatmul::apply(h * 1, w).sum();
+  w.detach().mul_(2);
+  EXPECT_NE(backwardError(y).find(ModifiedSavedTensor), std::string::npos);
+
+  torch::Tensor w2 = torch::rand({3, 2}, torch::kDouble).requires_grad_();
+  torch::Tensor z = SavingMatmul::apply(h, w2).sum();
+  torch::Tensor original = w2.detach().clone();
+  w2.data().mul_(2);
+  EXPECT_EQ(backwardError(z), "");
+  EXPECT_TRUE(torch::allclose(h.grad(), torch::ones({2, 2}, torch::kDouble).mm(
+                                            (2 * original).t())));
+}
+
+// Note [Parameters set from a flat vector]: each tensor of the list is set
+// from its own slice, so one listed twice keeps the second slice.
+TEST(AutogradFacts, VectorToParametersSetsADuplicateTwice) {
+  torch::Tensor w = torch::zeros({2}, torch::kDouble);
+  std::vector<torch::Tensor> params = {w, w};
+  torch::Tensor theta = torch::tensor({1.0, 2.0, 3.0, 4.0}, torch::kDouble);
+  torch::NoGradGuard no_grad;
+  torch::nn::utils::vector_to_parameters(theta, params);
+  EXPECT_TRUE(torch::equal(w, torch::tensor({3.0, 4.0}, torch::kDouble)));
+}
+
 std::string overlapError(const std::function<void()> &call) {
   try {
     call();
