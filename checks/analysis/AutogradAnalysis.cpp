@@ -457,8 +457,10 @@ bool AutogradAnalysis::isParameterUpdate(const Expr *Write) const {
   return isInNoGradScope(Write);
 }
 
-bool AutogradAnalysis::isInNoGradScope(const Expr *Write) const {
-  const Stmt *Current = Write;
+/// Whether an earlier statement of a block around S, inside the same
+/// lambda if any, declares a guard that disables grad.
+static bool inNoGradScope(const Stmt *S, const ParentMap &Parents) {
+  const Stmt *Current = S;
   while (const Stmt *Parent = Parents.getParent(Current)) {
     if (isa<LambdaExpr>(Parent))
       return false;
@@ -472,6 +474,10 @@ bool AutogradAnalysis::isInNoGradScope(const Expr *Write) const {
     Current = Parent;
   }
   return false;
+}
+
+bool AutogradAnalysis::isInNoGradScope(const Expr *Write) const {
+  return inNoGradScope(Write, Parents);
 }
 
 // Note [Saved tensors]
@@ -1108,20 +1114,8 @@ static bool runsOnlyWithoutGrad(const FunctionDecl &Function,
     if (Caller == &Function || !Caller->getBody())
       return false;
     ParentMap Parents(const_cast<Stmt *>(Caller->getBody()));
-    bool Scoped = false;
-    const Stmt *Current = Call;
-    while (const Stmt *Parent = Parents.getParent(Current)) {
-      if (isa<LambdaExpr>(Parent))
-        break;
-      if (const auto *Block = dyn_cast<CompoundStmt>(Parent))
-        for (const Stmt *Child : Block->body()) {
-          if (Child == Current)
-            break;
-          Scoped |= declaresNoGradGuard(Child);
-        }
-      Current = Parent;
-    }
-    if (!Scoped && !runsOnlyWithoutGrad(*Caller, Calls, Depth + 1))
+    if (!inNoGradScope(Call, Parents) &&
+        !runsOnlyWithoutGrad(*Caller, Calls, Depth + 1))
       return false;
   }
   return true;
