@@ -188,23 +188,38 @@ void reportRace(ClangTidyCheck &Check, const WorkerRace &R,
   std::string Root = "'" + S.Root->getName().str() + "'";
   std::string Written = Root;
   // Note [Holders built from tensors]: the write is of a tensor the shared
-  // holder holds.
-  const StorageUpdate::ThroughHolder *Through = nullptr;
-  for (const StorageUpdate::ThroughHolder &T : R.Write->ThroughHolders)
-    if (T.Holder == S.Root)
-      Through = &T;
-  if (Through) {
+  // holder holds, maybe through holders it holds in turn (`batches` holds
+  // `b`, which holds `act`): one note for each, the innermost first.
+  llvm::SmallVector<const StorageUpdate::ThroughHolder *, 2> Chain;
+  for (const ValueDecl *Outer = S.Root;
+       Chain.size() < R.Write->ThroughHolders.size();) {
+    const auto *Next = llvm::find_if(
+        R.Write->ThroughHolders,
+        [&](const StorageUpdate::ThroughHolder &T) { return T.Holder == Outer; });
+    if (Next == R.Write->ThroughHolders.end())
+      break;
+    Chain.push_back(&*Next);
+    Outer = Next->Held;
+  }
+  for (const StorageUpdate::ThroughHolder *Through : llvm::reverse(Chain)) {
+    // `jobs[c] = MeterJob{&block, c}` fills a member of a container's
+    // element.
+    const CXXRecordDecl *Class =
+        Through->Holder->getType().getNonReferenceType()->getAsCXXRecordDecl();
+    std::string Name = "'" + Through->Holder->getName().str() + "'";
+    std::string HolderName =
+        !Through->Member ? Name
+        : Class && Class->isInStdNamespace()
+            ? "an element of " + Name
+            : "'" + Through->Holder->getName().str() + "." +
+                  Through->Member->getName().str() + "'";
     Check.diag(isa<DeclStmt>(Through->Site) ? Through->Holder->getLocation()
                                             : Through->Site->getBeginLoc(),
-               "'%0' holds '%1' from here",
-               DiagnosticIDs::Note)
-        << (Through->Member ? S.Root->getName().str() + "." +
-                                  Through->Member->getName().str()
-                            : S.Root->getName().str())
-        << Through->Held->getName();
+               "%0 holds '%1' from here", DiagnosticIDs::Note)
+        << HolderName << Through->Held->getName();
   }
-  if (Through)
-    Written = "'" + Through->Held->getName().str() + "'";
+  if (!Chain.empty())
+    Written = "'" + Chain.back()->Held->getName().str() + "'";
   else if (S.Kind == SharedKind::Struct && R.Write->Member)
     Written = "'" + S.Root->getName().str() + "." +
               R.Write->Member->getName().str() + "'";

@@ -16,7 +16,7 @@ namespace clang::tidy::libtorch {
 const char DefaultWorkerEntryPoints[] =
     "std::thread;std::jthread;std::async;std::packaged_task;at::launch;"
     "at::parallel_for;at::parallel_reduce;c10::ThreadPool::run;"
-    "c10::TaskThreadPoolBase::run;torch::jit::fork";
+    "c10::TaskThreadPoolBase::run;torch::jit::fork;pthread_create";
 
 namespace {
 
@@ -130,6 +130,8 @@ bool waitsForWorker(const Stmt *S) {
           (Name == "get" && llvm::StringRef(Object).contains("future")))
         return true;
     }
+  if (const auto *Call = dyn_cast<CallExpr>(S); Call && isPosixJoin(Call))
+    return true;
   return llvm::any_of(S->children(),
                       [](const Stmt *Child) { return waitsForWorker(Child); });
 }
@@ -188,6 +190,18 @@ unsigned firstArgument(const CallExpr *Call) {
 }
 
 } // namespace
+
+// Note [POSIX threads]
+// `pthread_create(&tid, attr, meter_main, &job)` runs meter_main(&job) on a
+// new thread: an entry point whose callable is its third argument and whose
+// fourth is bound to the callable's parameter, so `&job` hands over what
+// job holds or points to. `pthread_join(tid, ...)` waits for it. Which
+// thread a join waits for is not followed, as for `join()`.
+bool isPosixJoin(const CallExpr *Call) {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  return Callee && Callee->getIdentifier() && Callee->getName() == "pthread_join" &&
+         Callee->getDeclContext()->getRedeclContext()->isTranslationUnit();
+}
 
 bool isQueueStore(const CXXMemberCallExpr *Call) {
   const CXXMethodDecl *Method = Call->getMethodDecl();

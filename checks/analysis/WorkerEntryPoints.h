@@ -117,6 +117,9 @@ private:
 /// The lambda an argument holds, through temporaries and std::function.
 const LambdaExpr *lambdaArgument(const Expr *E);
 
+/// `pthread_join(tid, ...)`: waits for a thread pthread_create started.
+bool isPosixJoin(const CallExpr *Call);
+
 /// A call that stores a value in a container or queue: `push`,
 /// `push_back`, `emplace`, `insert`, `enqueue`, `add`, `post`, ...
 bool isQueueStore(const CXXMemberCallExpr *Call);

@@ -91,21 +91,66 @@ bool isStdWrapperOfTensors(QualType Type, unsigned Depth = 0) {
   return false;
 }
 
+// Note [Records that point to tensors]
+// `struct MeterJob { const torch::Tensor *block; int64_t channel; }`: a
+// record whose member points to a tensor refers to that tensor as one that
+// holds its handle does, and so does each copy of the record. A standard
+// container of such records (`std::vector<MeterJob> jobs`) holds what its
+// elements hold. A worker handed `&jobs[c]` (a `pthread_create` argument,
+// say) reads the tensor `jobs[c] = MeterJob{&block, c}` put there.
+/// Whether Type is a record of the user's with a member that points to a
+/// tensor: a raw or smart pointer.
+bool pointsToTensors(QualType Type) {
+  const CXXRecordDecl *Record = recordOf(Type);
+  if (!Record || !Record->hasDefinition() || Record->isInStdNamespace() ||
+      isLibtorchDecl(Record) || moduleImplOf(Type))
+    return false;
+  return llvm::any_of(Record->getDefinition()->fields(),
+                      [](const FieldDecl *Field) {
+                        QualType Pointee = pointee(Field->getType());
+                        return !Pointee.isNull() && isTensorType(Pointee);
+                      });
+}
+
+/// A record that holds tensors, or points to them.
+bool isRecordOfTensors(QualType Type) {
+  return isTensorRecordType(Type) || pointsToTensors(Type);
+}
+
+/// Whether Type is a standard sequence or map whose elements are records
+/// of tensors (`std::vector<MeterJob>`).
+bool isContainerOfRecords(QualType Type) {
+  const auto *Spec =
+      dyn_cast_or_null<ClassTemplateSpecializationDecl>(recordOf(Type));
+  static constexpr llvm::StringLiteral Containers[] = {
+      "vector", "deque", "list", "array", "map", "unordered_map"};
+  if (!Spec || !Spec->isInStdNamespace() || !Spec->getIdentifier() ||
+      !llvm::is_contained(Containers, Spec->getName()))
+    return false;
+  return llvm::any_of(Spec->getTemplateArgs().asArray(),
+                      [](const TemplateArgument &Arg) {
+                        return Arg.getKind() == TemplateArgument::Type &&
+                               isRecordOfTensors(Arg.getAsType());
+                      });
+}
+
 std::optional<SharedKind> sharedKind(QualType Type) {
   // A pointer to a struct or container of tensors shares the object: Note
   // [Holders built from tensors].
   if (QualType Pointee = pointee(Type);
       !Pointee.isNull() && !moduleImplOf(Type) &&
-      (isTensorContainerType(Pointee) || isTensorRecordType(Pointee)))
-    return isTensorRecordType(Pointee) ? SharedKind::Struct
-                                       : SharedKind::Container;
+      (isTensorContainerType(Pointee) || isContainerOfRecords(Pointee) ||
+       isRecordOfTensors(Pointee)))
+    return isRecordOfTensors(Pointee) ? SharedKind::Struct
+                                      : SharedKind::Container;
   if (isTensorType(Type))
     return SharedKind::Tensor;
-  if (isTensorContainerType(Type) || isTensorDictType(Type))
+  if (isTensorContainerType(Type) || isTensorDictType(Type) ||
+      isContainerOfRecords(Type))
     return SharedKind::Container;
   if (moduleImplOf(Type))
     return SharedKind::Module;
-  if (isTensorRecordType(Type) || isStdWrapperOfTensors(Type))
+  if (isRecordOfTensors(Type) || isStdWrapperOfTensors(Type))
     return SharedKind::Struct;
   return std::nullopt;
 }
@@ -266,6 +311,14 @@ void WorkerRaceAnalysis::noteHeld(const VarDecl *Holder, const Expr *E,
   if (!E)
     return;
   E = E->IgnoreImplicit()->IgnoreParens();
+  if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(E)) // `Batch{obs, act}`
+    E = Cast->getSubExpr()->IgnoreImplicit();
+  // `MeterJob{&block, c}`: a pointer refers to what it points to (Note
+  // [Records that point to tensors]).
+  if (const auto *Address = dyn_cast<UnaryOperator>(E);
+      Address && Address->getOpcode() == UO_AddrOf &&
+      sharedKind(Address->getSubExpr()->getType()))
+    E = Address->getSubExpr()->IgnoreImplicit()->IgnoreParens();
   if (isTensorType(E->getType())) {
     const ValueDecl *Root = Analysis.evaluate(E, Environment).Root;
     if (!Root)
@@ -329,7 +382,8 @@ void WorkerRaceAnalysis::noteHeld(const VarDecl *Holder, const Expr *E,
   if (const auto *Call = dyn_cast<CallExpr>(E)) {
     const FunctionDecl *Callee = Call->getDirectCallee();
     static constexpr llvm::StringLiteral Makers[] = {
-        "make_pair", "make_tuple", "make_optional", "move", "forward_as_tuple"};
+        "make_pair", "make_tuple",  "make_optional",   "make_shared",
+        "move",      "make_unique", "forward_as_tuple"};
     if (Callee && Callee->isInStdNamespace() && Callee->getIdentifier() &&
         llvm::is_contained(Makers, Callee->getName()))
       for (const Expr *Arg : Call->arguments())
@@ -365,8 +419,10 @@ void WorkerRaceAnalysis::noteStore(const Stmt *S) {
     noteHeld(Holder, Assign->getArg(1), nullptr, S);
     return;
   }
-  // `m["x"] = x`, `b.obs = x`.
-  if (!isTensorType(Assign->getArg(0)->getType()))
+  // `m["x"] = x`, `b.obs = x`, and `jobs[c] = MeterJob{&block, c}` of an
+  // element that is a record of tensors itself.
+  if (!isTensorType(Assign->getArg(0)->getType()) &&
+      !isHolderType(Assign->getArg(0)->getType()))
     return;
   TensorPlace Place = placeOf(Assign->getArg(0));
   if (const auto *Var = dyn_cast_or_null<VarDecl>(Place.Base);
@@ -459,6 +515,8 @@ void WorkerRaceAnalysis::collect(const Stmt *S) {
            return isa<CXXMethodDecl>(Definition) && waitsOnMember(*Definition);
          })))
       Joins.push_back(Member);
+  if (const auto *Call = dyn_cast<CallExpr>(S); Call && isPosixJoin(Call))
+    Joins.push_back(Call);
   if (isa<CallExpr, CXXConstructExpr>(S)) {
     const auto *Store = dyn_cast<CXXMemberCallExpr>(S);
     if (std::optional<WorkerSpawn> Spawn = Workers.match(cast<Expr>(S)))
@@ -583,7 +641,8 @@ WorkerRaceAnalysis::placeOf(const Expr *E, unsigned Depth) const {
         return Place;
       // `v[i]`, `v.at(i)`, `features["mel"]`: an element of a container of
       // tensors.
-      if (isTensorContainerType(Object->getType())) {
+      if (isTensorContainerType(Object->getType()) ||
+          isContainerOfRecords(Object->getType())) {
         unsigned First = isa<CXXOperatorCallExpr>(Call) ? 1 : 0;
         if (!Index && Call->getNumArgs() > First)
           Index = Call->getArg(First);
@@ -1000,9 +1059,11 @@ void WorkerRaceAnalysis::handedValues(const Expr *Arg,
 std::optional<SharedValue> WorkerRaceAnalysis::handedValue(const Expr *Arg) const {
   // `std::ref(x)` hands over x itself.
   const Expr *Object = referencedObject(Arg);
+  // `&job` hands over the object it points to (Note [Records that point to
+  // tensors]).
   if (const auto *Address = dyn_cast<UnaryOperator>(Arg->IgnoreImplicit()->IgnoreParens());
       !Object && Address && Address->getOpcode() == UO_AddrOf &&
-      isTensorType(Address->getSubExpr()->getType()))
+      sharedKind(Address->getSubExpr()->getType()))
     Object = Address->getSubExpr();
   bool ByReference = Object != nullptr;
   if (!Object)
@@ -1636,6 +1697,12 @@ WorkerRaceAnalysis::queueHandoff(const CXXMemberCallExpr *Store,
         break;
       }
     }
+    // A local holder filled before its worker starts is handed over by the
+    // spawn itself (Note [Holders built from tensors]), which reports it.
+    if (Reader && isLocalHolder(dyn_cast<VarDecl>(Queue)) &&
+        Store->getImplicitObjectArgument()->IgnoreParenImpCasts() == Ref &&
+        SM->isBeforeInTranslationUnit(Store->getEndLoc(), Reader->getBeginLoc()))
+      return std::nullopt;
   } else if (const auto *Access = dyn_cast<MemberExpr>(Object);
              Access &&
              isa<CXXThisExpr>(Access->getBase()->IgnoreParenImpCasts())) {

@@ -81,11 +81,11 @@ void PositiveNestedHolders(torch::Tensor obs, torch::Tensor act) {
   Batch b{obs, act};
   std::vector<Batch> batches;
   batches.push_back(b);
-  // CHECK-NOTES: :[[@LINE-1]]:21: warning: argument 'b' holds tensors that share their storage with worker entry point 'std::thread' and the spawner writes them in place before the worker is joined [libtorch-worker-missing-clone]
-  // CHECK-NOTES: :[[@LINE-4]]:9: note: 'b.act' holds 'act' from here
-  // CHECK-NOTES: :[[@LINE+2]]:15: note: this worker reads 'batches', which the spawner stores them in
-  // CHECK-NOTES: :[[@LINE+2]]:7: note: 'zero_' writes 'act' in place here
   std::thread t([batches] { consume(batches[0].obs); });
+  // CHECK-NOTES: :[[@LINE-1]]:18: warning: by-value capture 'batches' holds tensors that share their storage with worker entry point 'std::thread' and the spawner writes them in place before the worker is joined [libtorch-worker-missing-clone]
+  // CHECK-NOTES: :[[@LINE-5]]:9: note: 'b.act' holds 'act' from here
+  // CHECK-NOTES: :[[@LINE-4]]:3: note: 'batches' holds 'b' from here
+  // CHECK-NOTES: :[[@LINE+1]]:7: note: 'zero_' writes 'act' in place here
   act.zero_();
   t.join();
 }
