@@ -147,7 +147,7 @@ std::optional<c10::IValue> plainValue(const c10::Argument &Arg,
     return c10::IValue();
   case c10::TypeKind::IntType:
   case c10::TypeKind::SymIntType:
-    return c10::IValue(static_cast<int64_t>(isDimension(Arg.name()) ? 0 : 1));
+    return c10::IValue(isDimension(Arg.name()) ? int64_t(0) : Profile.Count);
   case c10::TypeKind::FloatType:
     return c10::IValue(0.5);
   case c10::TypeKind::NumberType:

@@ -41,6 +41,9 @@ struct InputProfile {
   bool OptionalTensorsPresent;
   bool RanksFromNames = false;
   at::ScalarType Values = at::kDouble;
+  /// The value of an int argument that names no dimension and has no
+  /// default (`matrix_power`'s n, `repeat_interleave`'s repeats).
+  int64_t Count = 1;
 };
 
 /// The profiles in the order they are tried.

@@ -332,6 +332,21 @@ TEST(OverlapFacts, AddAcceptsItselfAndRefusesAShiftedWindow) {
             std::string::npos);
 }
 
+// matrix_power_out(s, s, n) is right for n = 1, a copy, and wrong for n = 2:
+// it multiplies s by the matrix it is overwriting, and throws nothing (Note
+// [Counts other than one]).
+TEST(OverlapFacts, MatrixPowerOutIntoItsInputIsWrongFromTheSquare) {
+  torch::Tensor s = torch::rand({4, 4}, torch::kDouble).add_(0.5);
+  torch::Tensor once = s.clone();
+  EXPECT_EQ(overlapError([&] { torch::matrix_power_out(once, once, 1); }), "");
+  EXPECT_TRUE(torch::allclose(once, s));
+
+  torch::Tensor squared = s.clone();
+  EXPECT_EQ(overlapError([&] { torch::matrix_power_out(squared, squared, 2); }),
+            "");
+  EXPECT_FALSE(torch::allclose(squared, s.mm(s)));
+}
+
 // The checked-in tables, for the MeasuredTables tests.
 nlohmann::json readTable(const std::string &file) {
   std::ifstream in(std::string(TORCHALIAS_FACT_TABLES_DIR) + "/" + file);
@@ -381,6 +396,9 @@ TEST(MeasuredTables, OverlapsAgreeWithTheHandWrittenCalls) {
   ASSERT_TRUE(add.is_object());
   EXPECT_EQ(add["inputs"]["other"]["exact_alias"], "accepts");
   EXPECT_EQ(add["inputs"]["other"]["partial_overlap"], "rejects");
+  nlohmann::json matrixPower = entryOf(table, "matrix_power", "out");
+  ASSERT_TRUE(matrixPower.is_object());
+  EXPECT_EQ(matrixPower["inputs"]["self"]["exact_alias"], "corrupts");
 }
 
 } // namespace

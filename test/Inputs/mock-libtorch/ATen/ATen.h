@@ -315,6 +315,8 @@ Tensor &cat_out(Tensor &out, TensorList tensors, int64_t dim = 0);
 Tensor &matmul_out(Tensor &out, const Tensor &self, const Tensor &other);
 Tensor &mm_out(Tensor &out, const Tensor &self, const Tensor &mat2);
 Tensor &bmm_out(Tensor &out, const Tensor &self, const Tensor &mat2);
+Tensor &matrix_power_out(Tensor &out, const Tensor &self, int64_t n);
+Tensor &linalg_matrix_power_out(Tensor &out, const Tensor &self, int64_t n);
 Tensor &addmm_out(Tensor &out, const Tensor &self, const Tensor &mat1,
                   const Tensor &mat2, const Scalar &beta = 1,
                   const Scalar &alpha = 1);
