@@ -130,3 +130,15 @@ struct RealPowerIteration {
     // CHECK-FIXES: at::mv_out(rank, m_, (*rank_).clone());
   }
 };
+
+// matrix_power_out into its input: right for n = 1 only (Note [Counts other
+// than one]).
+void PositiveMatrixPowerIntoItself(torch::Tensor s, int64_t hops) {
+  torch::matrix_power_out(s, s, hops);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: input 's' of 'matrix_power_out' is the same tensor as its out= argument 's'; aten::matrix_power does not reject this and computes a wrong result
+  // CHECK-FIXES: torch::matrix_power_out(s, s.clone(), hops);
+}
+
+void NegativeMatrixPowerIntoABuffer(const torch::Tensor &s, torch::Tensor power) {
+  torch::matrix_power_out(power, s, 3);
+}
