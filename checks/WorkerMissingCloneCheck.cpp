@@ -206,9 +206,18 @@ void reportRace(ClangTidyCheck &Check, const WorkerRace &R,
     // element.
     const CXXRecordDecl *Class =
         Through->Holder->getType().getNonReferenceType()->getAsCXXRecordDecl();
+    static constexpr llvm::StringLiteral SmartPointers[] = {"unique_ptr",
+                                                            "shared_ptr"};
     std::string Name = "'" + Through->Holder->getName().str() + "'";
+    QualType HolderType = Through->Holder->getType().getNonReferenceType();
+    bool Pointer = HolderType->isPointerType() ||
+                   (Class && Class->isInStdNamespace() && Class->getIdentifier() &&
+                    llvm::is_contained(SmartPointers, Class->getName()));
     std::string HolderName =
         !Through->Member ? Name
+        : Pointer
+            ? "'" + Through->Holder->getName().str() + "->" +
+                  Through->Member->getName().str() + "'"
         : Class && Class->isInStdNamespace()
             ? "an element of " + Name
             : "'" + Through->Holder->getName().str() + "." +

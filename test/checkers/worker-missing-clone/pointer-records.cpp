@@ -165,3 +165,28 @@ void NegativeOtherTensor() {
   features.mul_(2);
   pthread_join(meter, nullptr);
 }
+
+// A unique_ptr to a job that points to a module's weight, moved into the
+// worker's init-capture.
+struct HistJob {
+  long step;
+  const torch::Tensor *source;
+};
+
+void PositiveUniqueJobOfAWeight(torch::nn::Linear fc) {
+  auto job = std::make_unique<HistJob>(HistJob{100, &fc->weight});
+  std::thread writer([job = std::move(job)] { job->source->sum(); });
+  // CHECK-NOTES: :[[@LINE-1]]:23: warning: by-value capture 'job' holds tensors that share their storage with worker entry point 'std::thread' and the spawner writes them in place before the worker is joined [libtorch-worker-missing-clone]
+  // CHECK-NOTES: :[[@LINE-3]]:8: note: 'job->source' holds 'weight' from here
+  // CHECK-NOTES: :[[@LINE+1]]:14: note: 'mul_' writes 'weight' in place here
+  fc->weight.mul_(0.5);
+  writer.join();
+}
+
+void NegativeUniqueJobOfAClone(torch::nn::Linear fc) {
+  torch::Tensor snapshot = fc->weight.clone();
+  auto job = std::make_unique<HistJob>(HistJob{100, &snapshot});
+  std::thread writer([job = std::move(job)] { job->source->sum(); });
+  fc->weight.mul_(0.5);
+  writer.join();
+}
