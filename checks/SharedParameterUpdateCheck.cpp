@@ -316,7 +316,10 @@ static bool isModuleRegistration(const Expr *Site) {
 /// The handle a repeated step adds: `shared` in `v.push_back(shared)` or
 /// `register_module(name, shared)`.
 static const Expr *addedHandle(const RegistrationStep &Step) {
-  return cast<CallExpr>(Step.Site)->getArg(isModuleRegistration(Step.Site) ? 1 : 0);
+  // `register_module(name, m)` and a ParameterDict's `insert(key, t)` take
+  // the name first.
+  const auto *Call = cast<CallExpr>(Step.Site);
+  return Call->getArg(Call->getNumArgs() == 2 ? 1 : 0);
 }
 
 /// What repairs a tie, for a sink whose list gets no de-duplicating fix-it.
@@ -327,6 +330,8 @@ static std::string repairHint(const ParameterTie &Tie, bool ModuleLoop) {
   if (Tie.K == Kind::RepeatedHandle && Tie.First->Repeated &&
       Tie.First->Repeated != addedHandle(*Tie.First))
     return "; register the shared module in one place only";
+  if (Tie.K == Kind::RepeatedHandle && isTensorType(addedHandle(*Tie.First)->getType()))
+    return "; give each key a tensor of its own";
   if (Tie.K == Kind::FilledElement || Tie.K == Kind::RepeatedHandle)
     return "; construct a separate module for each element";
   std::string Hint = ModuleLoop ? "; loop over a de-duplicated parameter list"
@@ -691,9 +696,10 @@ void SharedParameterUpdateCheck::addTieNotes(const ParameterTie &Tie) {
     if (Repeated == Added) {
       diag(First.Site->getExprLoc(),
            "every iteration of the loop %select{adds|registers}0 '%1' here, a "
-           "handle to the same module",
+           "handle to the same %select{module|tensor}2",
            DiagnosticIDs::Note)
-          << Registers << sourceText(skipModuleHandleCopies(Added), AST);
+          << Registers << sourceText(skipModuleHandleCopies(Added), AST)
+          << isTensorType(Added->getType());
       return;
     }
     diag(First.Site->getExprLoc(),

@@ -85,6 +85,13 @@ bool isRegistration(const CXXMemberCallExpr *Call, llvm::StringRef Name) {
 }
 
 
+/// `ParameterDictImpl` or `ParameterListImpl`.
+bool isParameterContainer(const CXXRecordDecl *Impl) {
+  return Impl && Impl->getIdentifier() && isLibtorchDecl(Impl) &&
+         (Impl->getName() == "ParameterDictImpl" ||
+          Impl->getName() == "ParameterListImpl");
+}
+
 bool isContainerModule(const CXXRecordDecl *Impl) {
   return Impl && Impl->getIdentifier() && isLibtorchDecl(Impl) &&
          (Impl->getName() == "SequentialImpl" ||
@@ -633,6 +640,20 @@ void ParameterSharingAnalysis::readStatement(const Stmt *S, ModuleValue &Model,
         pushIntoMember(Push, Field, Model, Loop);
         return;
       }
+  // `prompts->insert("rte", t)` into a member ParameterDict,
+  // `scales->append(t)` into a member ParameterList.
+  if (const auto *Insert = dyn_cast<CXXMemberCallExpr>(S);
+      Insert && methodOf(Insert) && methodOf(Insert)->getIdentifier() &&
+      llvm::is_contained({llvm::StringRef("insert"), llvm::StringRef("append")},
+                         methodOf(Insert)->getName()))
+    if (const auto *Member = dyn_cast<MemberExpr>(
+            skipModuleHandleCopies(Insert->getImplicitObjectArgument()));
+        Member && isa<CXXThisExpr>(Member->getBase()->IgnoreImplicit()))
+      if (const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl());
+          Field && isParameterContainer(moduleImplOf(Field->getType()))) {
+        insertParameter(Insert, Field, Model, Loop);
+        return;
+      }
   if (const auto *Assign = dyn_cast<CXXOperatorCallExpr>(S);
       Assign && Assign->getOperator() == OO_Equal && Assign->getNumArgs() == 2) {
     const auto *Member =
@@ -662,6 +683,119 @@ void ParameterSharingAnalysis::readStatement(const Stmt *S, ModuleValue &Model,
   }
   for (const Stmt *Child : S->children())
     readStatement(Child, Model, Loop);
+}
+
+// Note [Dictionaries and lists of parameters]
+// `ParameterDict::insert(key, t)` registers t as a parameter under key (a
+// key given again throws), and `ParameterList::append(t)` under the next
+// index. So a tensor inserted under two keys, or the element of one key
+// inserted again under another (`prompts->insert("rte", prompts["mnli"])`),
+// is registered twice, and parameters() holds it twice. `dict[key]` and
+// `list[i]` with a literal key or index are the tensor inserted there. An
+// insert in a range-for over a braced list of string literals, keyed by the
+// loop variable, inserts once per literal: a tensor the loop does not
+// change (sameEachIteration) is the same tensor each time, and any other is
+// a new one each time. Inserts are read where the constructor makes them,
+// into a member that a later `register_module` registers.
+void ParameterSharingAnalysis::insertParameter(const CXXMemberCallExpr *Insert,
+                                               const FieldDecl *Field,
+                                               ModuleValue &Model,
+                                               const Stmt *Loop) {
+  bool Dict = methodOf(Insert)->getName() == "insert";
+  if (Insert->getNumArgs() != (Dict ? 2u : 1u))
+    return;
+  auto &Held = Model.FieldModules[Field];
+  ModuleValue Container = Held ? *Held : ModuleValue();
+  if (!Held) {
+    Container.Identity = Model.Identity.member(Field);
+    Container.Impl = moduleImplOf(Field->getType());
+  }
+  const Expr *Value = Insert->getArg(Dict ? 1 : 0);
+  bool View = false;
+  ObjectKey Object = tensorKey(Value, &View);
+  auto Add = [&](std::string Name, ObjectKey Key, bool Repeated = false) {
+    RegistrationStep Step;
+    Step.Name = std::move(Name);
+    Step.Site = Insert;
+    Step.Object = std::move(Key);
+    Step.View = View;
+    if (Repeated) {
+      Step.RepeatLoop = Loop;
+      Step.Repeated = Value;
+    }
+    ParameterEntry Entry;
+    Entry.Route.push_back(std::move(Step));
+    Container.Parameters.push_back(std::move(Entry));
+  };
+  // The keys of a range-for over literals: `for (auto task : {"a", "b"})`.
+  llvm::SmallVector<const StringLiteral *, 4> Keys;
+  // The key and the range through std::string and std::initializer_list.
+  auto Bare = [](const Expr *E) {
+    E = E->IgnoreImplicit()->IgnoreParens();
+    while (true) {
+      if (const auto *Construct = dyn_cast<CXXConstructExpr>(E);
+          Construct && Construct->getNumArgs() >= 1 &&
+          llvm::all_of(llvm::drop_begin(Construct->arguments()),
+                       [](const Expr *Arg) { return isa<CXXDefaultArgExpr>(Arg); }))
+        E = Construct->getArg(0)->IgnoreImplicit()->IgnoreParens();
+      else if (const auto *Init = dyn_cast<CXXStdInitializerListExpr>(E))
+        E = Init->getSubExpr()->IgnoreImplicit()->IgnoreParens();
+      else
+        return E;
+    }
+  };
+  const auto *Range = dyn_cast_or_null<CXXForRangeStmt>(Loop);
+  const auto *KeyRef = Dict ? dyn_cast<DeclRefExpr>(Bare(Insert->getArg(0))) : nullptr;
+  if (Range && KeyRef && KeyRef->getDecl() == Range->getLoopVariable())
+    if (const auto *List = dyn_cast<InitListExpr>(Bare(Range->getRangeInit())))
+      for (const Expr *Init : List->inits()) {
+        const auto *Literal =
+            dyn_cast<StringLiteral>(Init->IgnoreImplicit()->IgnoreParens());
+        if (!Literal) {
+          Keys.clear();
+          break;
+        }
+        Keys.push_back(Literal);
+      }
+  if (!Keys.empty()) {
+    bool Same = sameEachIteration(Value, Loop);
+    for (const StringLiteral *Key : Keys)
+      Add(Key->getString().str(), Same ? Object : Object.member(Key), Same);
+  } else if (Dict) {
+    bool FromSource = false;
+    Add(nameArgument(Insert->getArg(0), &FromSource), Object);
+  } else {
+    Add(std::to_string(Container.Parameters.size()), Object);
+  }
+  Held = std::make_shared<const ModuleValue>(std::move(Container));
+}
+
+/// The tensor `dict["mnli"]` or `list[0]` names: the one inserted under
+/// that literal key or index, or an unknown one.
+ObjectKey
+ParameterSharingAnalysis::parameterElement(const CXXOperatorCallExpr *Index) {
+  if (Index->getOperator() != OO_Subscript || Index->getNumArgs() != 2)
+    return {};
+  std::optional<ModuleValue> Container = moduleValue(Index->getArg(0));
+  if (!Container || !isParameterContainer(Container->Impl))
+    return {};
+  const Expr *Key = Index->getArg(1)->IgnoreImplicit();
+  while (const auto *Construct = dyn_cast<CXXConstructExpr>(Key)) {
+    if (Construct->getNumArgs() == 0)
+      return {};
+    Key = Construct->getArg(0)->IgnoreImplicit();
+  }
+  std::string Name;
+  if (const auto *Literal = dyn_cast<StringLiteral>(Key))
+    Name = Literal->getString().str();
+  else if (const auto *Integer = dyn_cast<IntegerLiteral>(Key))
+    Name = std::to_string(Integer->getValue().getZExtValue());
+  else
+    return {};
+  for (const ParameterEntry &Entry : Container->Parameters)
+    if (Entry.Route.size() == 1 && Entry.Route.front().Name == Name)
+      return Entry.Route.front().Object;
+  return {};
 }
 
 // Note [Members filled in the constructor]
@@ -1427,6 +1561,10 @@ ObjectKey ParameterSharingAnalysis::tensorKey(const Expr *E, bool *IsView) {
                    isRegistration(Member, "register_buffer")) &&
         Member->getNumArgs() >= 2)
       return tensorKey(Member->getArg(1), IsView);
+    // Note [Dictionaries and lists of parameters]
+    if (const auto *Index = dyn_cast<CXXOperatorCallExpr>(Call))
+      if (ObjectKey Element = parameterElement(Index); Element.known())
+        return Element;
     return freshKey(E);
   }
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {

@@ -274,6 +274,9 @@ private:
                         bool ArgsKnown = true);
   /// Loop is the innermost loop around S in the constructor, or null.
   void readStatement(const Stmt *S, ModuleValue &Model, const Stmt *Loop);
+  void insertParameter(const CXXMemberCallExpr *Insert, const FieldDecl *Field,
+                       ModuleValue &Model, const Stmt *Loop);
+  ObjectKey parameterElement(const CXXOperatorCallExpr *Index);
   void pushIntoMember(const CXXMemberCallExpr *Push, const FieldDecl *Field,
                       ModuleValue &Model, const Stmt *Loop);
   void bindField(const FieldDecl *Field, const Expr *Init, ModuleValue &Model,

@@ -404,4 +404,24 @@ TEST(ParameterListFacts, NamesThatPassTwoTestsAreSteppedOncePerGroup) {
   EXPECT_TRUE(torch::allclose(fc_weight, fc_before - 1));
 }
 
+// Note [Dictionaries and lists of parameters]: a ParameterDict entry
+// inserted again under another key is one tensor registered twice, and a key
+// given again throws; ParameterList::append registers its tensor too.
+TEST(ParameterListFacts, AParameterDictEntryInsertedUnderASecondKeyIsListedTwice) {
+  torch::nn::ParameterDict prompts;
+  prompts->insert("mnli", torch::zeros({2}).requires_grad_());
+  prompts->insert("rte", prompts["mnli"]);
+  std::vector<torch::Tensor> params = prompts->parameters();
+  ASSERT_EQ(params.size(), 2u);
+  EXPECT_TRUE(params[0].is_same(params[1]));
+  EXPECT_THROW(prompts->insert("mnli", torch::ones({2})), c10::Error);
+
+  torch::nn::ParameterList temps;
+  temps->append(torch::ones({1}));
+  temps->append(temps[0]);
+  std::vector<torch::Tensor> listed = temps->parameters();
+  ASSERT_EQ(listed.size(), 2u);
+  EXPECT_TRUE(listed[0].is_same(listed[1]));
+}
+
 } // namespace

@@ -154,6 +154,10 @@ public:
   template <typename... Args, typename Impl = Contained>
   auto operator()(Args &&...args)
       -> decltype(std::declval<Impl &>().forward(std::forward<Args>(args)...));
+  // torch/nn/pimpl.h: the module's operator[].
+  template <typename Arg> decltype(auto) operator[](Arg &&arg) {
+    return (*impl_)[std::forward<Arg>(arg)];
+  }
   Contained *get();
   const Contained *get() const;
   bool is_empty() const noexcept;
@@ -241,6 +245,30 @@ public:
   size_t size() const noexcept;
 };
 TORCH_MODULE(ModuleDict);
+// torch/nn/modules/container/parameterdict.h and parameterlist.h: insert
+// registers its tensor as a parameter under its key (a key given again
+// throws), append under the next index.
+class ParameterDictImpl : public Cloneable<ParameterDictImpl> {
+public:
+  ParameterDictImpl() = default;
+  void reset() override;
+  Tensor &insert(std::string key, Tensor param);
+  Tensor &operator[](const std::string &key);
+  const Tensor &operator[](const std::string &key) const;
+  size_t size() const noexcept;
+};
+TORCH_MODULE(ParameterDict);
+class ParameterListImpl : public Cloneable<ParameterListImpl> {
+public:
+  ParameterListImpl() = default;
+  void reset() override;
+  void append(torch::Tensor &&param);
+  void append(const torch::Tensor &param);
+  Tensor &operator[](size_t idx);
+  const Tensor &operator[](size_t idx) const;
+  size_t size() const noexcept;
+};
+TORCH_MODULE(ParameterList);
 namespace init {
 Tensor uniform_(Tensor tensor, double low = 0, double high = 1);
 Tensor zeros_(Tensor tensor);
