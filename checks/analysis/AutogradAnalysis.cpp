@@ -758,7 +758,7 @@ void AutogradAnalysis::recordCustomSave(const CallExpr *Call,
     const ValueDecl *Input = viewedDecl(Call->getArg(Position));
     if (!Input)
       continue;
-    if (const auto *Field = dyn_cast<FieldDecl>(Input))
+    if (const FieldDecl *Field = savedMember(Call->getArg(Position)))
       SavedMembers.insert(Field);
     if (Consumer)
       Saves.push_back({Call, Name.str(), Input, /*IsResult=*/false, InGraph,
@@ -803,8 +803,7 @@ void AutogradAnalysis::recordSave(const CallExpr *Call) {
   if (!ModuleParameters && !llvm::is_contained(InGraph, true))
     return;
   for (unsigned Position : What.Inputs)
-    if (const auto *Field =
-            dyn_cast_or_null<FieldDecl>(viewedDecl(Tensor->Args[Position])))
+    if (const FieldDecl *Field = savedMember(Tensor->Args[Position]))
       SavedMembers.insert(Field);
   // `cache_ = proj(x).exp();`: a member holds the saved result.
   if (What.Result)
@@ -878,6 +877,41 @@ const Expr *AutogradAnalysis::stripViews(const Expr *E) const {
 
 const ValueDecl *AutogradAnalysis::viewedDecl(const Expr *E) const {
   return referencedDecl(stripViews(E));
+}
+
+/// Whether the local Var is assigned anywhere in its function.
+static bool assignedInItsFunction(const VarDecl *Var) {
+  const auto *Function = dyn_cast_or_null<FunctionDecl>(Var->getParentFunctionOrMethod());
+  if (!Function || !Function->getBody())
+    return true;
+  bool Assigned = false;
+  forEachStmt(Function->getBody(), [&](const Stmt *S) {
+    const auto *Assign = dyn_cast<CXXOperatorCallExpr>(S);
+    if (Assign && Assign->isAssignmentOp())
+      if (const auto *Ref = dyn_cast<DeclRefExpr>(Assign->getArg(0)->IgnoreParenImpCasts()))
+        Assigned |= Ref->getDecl() == Var;
+  });
+  return Assigned;
+}
+
+// Note [Members saved through a local view]
+// `auto a = weight[u]; ... a.pow(2)` saves a view of the member `weight`,
+// whose version counter is the member's: an in-place write of the member
+// (through `detach()` or `data()` too) before the backward makes it throw.
+// So a local initialised with a view of a member, and never assigned,
+// stands for the member when it is saved, through further such locals.
+const FieldDecl *AutogradAnalysis::savedMember(const Expr *E) const {
+  for (unsigned Depth = 0; E && Depth < 4; ++Depth) {
+    const ValueDecl *Decl = viewedDecl(E);
+    if (const auto *Field = dyn_cast_or_null<FieldDecl>(Decl))
+      return Field;
+    const auto *Var = dyn_cast_or_null<VarDecl>(Decl);
+    if (!Var || !Var->hasLocalStorage() || isa<ParmVarDecl>(Var) ||
+        !Var->getInit() || assignedInItsFunction(Var))
+      return nullptr;
+    E = Var->getInit();
+  }
+  return nullptr;
 }
 
 const FieldDecl *AutogradAnalysis::memberAssignedResult(const CallExpr *Call) const {

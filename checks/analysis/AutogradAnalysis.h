@@ -275,6 +275,7 @@ private:
   const FieldDecl *memberAssignedResult(const CallExpr *Call) const;
   const Expr *stripViews(const Expr *E) const;
   const ValueDecl *viewedDecl(const Expr *E) const;
+  const FieldDecl *savedMember(const Expr *E) const;
   bool dependsOn(const ValueDecl *Tensor, const ValueDecl *On,
                  llvm::DenseSet<const ValueDecl *> &Seen) const;
   bool isReboundBetween(const SavedTensor &Save, const Expr *Write) const;

@@ -300,6 +300,22 @@ TEST(AutogradFacts, VectorToParametersSetsADuplicateTwice) {
   EXPECT_TRUE(torch::equal(w, torch::tensor({3.0, 4.0}, torch::kDouble)));
 }
 
+// Note [Members saved through a local view]: a row of a parameter kept in a
+// local and saved by pow() shares the parameter's version counter, so a
+// write of the parameter through detach() before the backward throws.
+TEST(AutogradFacts, ASavedRowOfAParameterSeesWritesThroughDetach) {
+  torch::Tensor weight = torch::rand({3, 2}, torch::kDouble).requires_grad_();
+  torch::Tensor row = weight[0];
+  torch::Tensor loss = row.pow(2).sum();
+  weight.detach().mul_(0.5);
+  EXPECT_THROW(loss.backward(), c10::Error);
+
+  torch::Tensor copy = weight[0].clone();
+  torch::Tensor fine = copy.pow(2).sum();
+  weight.detach().mul_(0.5);
+  EXPECT_NO_THROW(fine.backward());
+}
+
 std::string overlapError(const std::function<void()> &call) {
   try {
     call();
