@@ -697,6 +697,18 @@ void ParameterSharingAnalysis::readStatement(const Stmt *S, ModuleValue &Model,
 // change (sameEachIteration) is the same tensor each time, and any other is
 // a new one each time. Inserts are read where the constructor makes them,
 // into a member that a later `register_module` registers.
+/// What a member container module holds so far: Held, or an empty module
+/// of the member's class.
+static ModuleValue memberContainer(const std::shared_ptr<const ModuleValue> &Held,
+                                   const ModuleValue &Model, const FieldDecl *Field) {
+  if (Held)
+    return *Held;
+  ModuleValue Container;
+  Container.Identity = Model.Identity.member(Field);
+  Container.Impl = moduleImplOf(Field->getType());
+  return Container;
+}
+
 void ParameterSharingAnalysis::insertParameter(const CXXMemberCallExpr *Insert,
                                                const FieldDecl *Field,
                                                ModuleValue &Model,
@@ -705,11 +717,7 @@ void ParameterSharingAnalysis::insertParameter(const CXXMemberCallExpr *Insert,
   if (Insert->getNumArgs() != (Dict ? 2u : 1u))
     return;
   auto &Held = Model.FieldModules[Field];
-  ModuleValue Container = Held ? *Held : ModuleValue();
-  if (!Held) {
-    Container.Identity = Model.Identity.member(Field);
-    Container.Impl = moduleImplOf(Field->getType());
-  }
+  ModuleValue Container = memberContainer(Held, Model, Field);
   const Expr *Value = Insert->getArg(Dict ? 1 : 0);
   bool View = false;
   ObjectKey Object = tensorKey(Value, &View);
@@ -813,11 +821,7 @@ void ParameterSharingAnalysis::pushIntoMember(const CXXMemberCallExpr *Push,
   if (!Element)
     return;
   auto &Held = Model.FieldModules[Field];
-  ModuleValue Container = Held ? *Held : ModuleValue();
-  if (!Held) {
-    Container.Identity = Model.Identity.member(Field);
-    Container.Impl = moduleImplOf(Field->getType());
-  }
+  ModuleValue Container = memberContainer(Held, Model, Field);
   unsigned Next = 0;
   for (const ParameterEntry &Entry : Container.Parameters)
     if (!Entry.Route.empty())

@@ -5,34 +5,32 @@
 
 #include <torch/torch.h>
 
-class PoincareImpl : public torch::nn::Module {
+class PrototypesImpl : public torch::nn::Module {
 public:
-  PoincareImpl(int64_t n, int64_t dim) {
-    weight = register_parameter("weight", torch::rand({n, dim}).sub_(0.5).mul_(0.2));
+  PrototypesImpl(int64_t classes, int64_t dim) {
+    protos = register_parameter("protos", torch::randn({classes, dim}));
   }
-  torch::Tensor dist(int64_t u, int64_t v) {
-    auto a = weight[u], b = weight[v];
-    auto alpha = 1 - a.pow(2).sum(), beta = 1 - b.pow(2).sum();
-    return torch::acosh(1 + 2 * (a - b).pow(2).sum() / (alpha * beta));
+  torch::Tensor score(const torch::Tensor &x, int64_t k) {
+    auto proto = protos[k];
+    return x.mul(proto).sum();
   }
-  void project_(double eps = 1e-5) {
-    auto w = weight.detach();
-    auto n = w.norm(2, {1}, /*keepdim=*/true);
-    w.mul_(torch::where(n >= 1 - eps, (1 - eps) / n, torch::ones_like(n)));
-    // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'mul_' writes through 'detach()' into member 'weight' of 'model' between the call 'model.dist()' that saved it and the backward that needs it; backward throws 'one of the variables needed for gradient computation has been modified by an inplace operation' [libtorch-detached-write]
+  void renormalise_() {
+    auto p = protos.detach();
+    p.div_(p.norm(2, {1}, /*keepdim=*/true));
+    // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'div_' writes through 'detach()' into member 'protos' of 'model' between the call 'model.score()' that saved it and the backward that needs it; backward throws 'one of the variables needed for gradient computation has been modified by an inplace operation' [libtorch-detached-write]
   }
-  torch::Tensor weight;
+  torch::Tensor protos;
 };
-TORCH_MODULE(Poincare);
+TORCH_MODULE(Prototypes);
 
-void ProjectBeforeBackward(Poincare &model) {
-  auto loss = model->dist(0, 1);
-  model->project_();
+void RenormaliseBeforeBackward(Prototypes &model, const torch::Tensor &x) {
+  auto loss = model->score(x, 2);
+  model->renormalise_();
   loss.backward();
 }
 
-void ProjectAfterBackward(Poincare &model) {
-  auto loss = model->dist(0, 1);
+void RenormaliseAfterBackward(Prototypes &model, const torch::Tensor &x) {
+  auto loss = model->score(x, 2);
   loss.backward();
-  model->project_();
+  model->renormalise_();
 }
