@@ -972,14 +972,18 @@ FunctionAliasAnalysis::evaluateCall(const CallExpr *Call,
   if (!Callee)
     return temporary(Origin::Unknown);
 
-  // An element of a container of tensors is treated as the container.
+  // An element of a container of tensors is treated as the container:
+  // `v[i]`, `m.at("user")`, and `d.at(k)`/`l.get(i)` of libtorch's own
+  // containers (Note [libtorch's own containers]).
   const Expr *Object = nullptr;
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call))
     Object = Member->getImplicitObjectArgument();
   else if (isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Callee))
     Object = Call->getArg(0);
-  if (Object && isTensorListType(Object->getType()) &&
-      isTensorType(Call->getType())) {
+  if (Object &&
+      (isTensorListType(Object->getType()) ||
+       isTensorContainerType(Object->getType())) &&
+      !isOptionalTensor(Object->getType()) && isTensorType(Call->getType())) {
     AliasValue Element = evaluate(Object, Environment);
     Element.IsList = false;
     return Element;

@@ -547,8 +547,15 @@ bool isTensorContainerType(QualType Type) {
       "array",  "map",           "multimap",      "unordered_map",
       "unordered_multimap",      "pair",          "tuple",
       "optional"};
-  if (!Spec || !Spec->isInStdNamespace() || !Spec->getIdentifier() ||
-      !llvm::is_contained(Holders, Spec->getName()))
+  // Note [libtorch's own containers]: `c10::List<Tensor>` and
+  // `c10::Dict<std::string, Tensor>` hold handles as the standard ones do, and
+  // a copy of either shares even the container itself.
+  static constexpr llvm::StringLiteral LibtorchHolders[] = {"List", "Dict"};
+  if (!Spec || !Spec->getIdentifier() ||
+      !(Spec->isInStdNamespace()
+            ? llvm::is_contained(Holders, Spec->getName())
+            : isLibtorchDecl(Spec) &&
+                  llvm::is_contained(LibtorchHolders, Spec->getName())))
     return false;
   auto Holds = [](const TemplateArgument &Arg) {
     return Arg.getKind() == TemplateArgument::Type &&

@@ -16,7 +16,8 @@ namespace clang::tidy::libtorch {
 const char DefaultWorkerEntryPoints[] =
     "std::thread;std::jthread;std::async;std::packaged_task;at::launch;"
     "at::parallel_for;at::parallel_reduce;c10::ThreadPool::run;"
-    "c10::TaskThreadPoolBase::run;torch::jit::fork;pthread_create";
+    "c10::TaskThreadPoolBase::run;torch::jit::fork;pthread_create;"
+    "c10::ivalue::Future::addCallback";
 
 namespace {
 
@@ -190,6 +191,14 @@ unsigned firstArgument(const CallExpr *Call) {
 }
 
 } // namespace
+
+// Note [Callbacks of a future]
+// `fut->addCallback(f)` on a c10::ivalue::Future runs f when the future is
+// completed: on whichever thread calls `markCompleted` (a completion thread,
+// an RPC agent), or at once when it already is. So it is an entry point,
+// and its captures are shared with that thread. `markCompleted` itself runs
+// the callbacks before it returns, so in the function that calls it, it is
+// a join, as `wait()` is.
 
 // Note [POSIX threads]
 // `pthread_create(&tid, attr, meter_main, &job)` runs meter_main(&job) on a

@@ -22,7 +22,10 @@
 namespace clang::tidy::libtorch {
 
 /// The calls that wait for a worker: on its std::thread, future or task.
-inline constexpr llvm::StringLiteral JoinMethods[] = {"join", "get", "wait"};
+/// `markCompleted` runs a c10::ivalue::Future's callbacks before it returns
+/// (Note [Callbacks of a future]).
+inline constexpr llvm::StringLiteral JoinMethods[] = {"join", "get", "wait",
+                                                      "markCompleted"};
 
 /// The default of the checks' `WorkerEntryPoints` option.
 extern const char DefaultWorkerEntryPoints[];

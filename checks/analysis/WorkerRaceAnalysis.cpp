@@ -510,7 +510,9 @@ void WorkerRaceAnalysis::collect(const Stmt *S) {
     if (const CXXMethodDecl *Method = Member->getMethodDecl();
         Method && Method->getIdentifier() &&
         ((llvm::is_contained(JoinMethods, Method->getName()) &&
-          !isTensorType(Member->getImplicitObjectArgument()->getType())) ||
+          !isTensorType(Member->getImplicitObjectArgument()->getType()) &&
+          // `frames.get(0)` of a c10::List reads an element.
+          !(Method->getName() == "get" && Member->getNumArgs() > 0)) ||
          llvm::any_of(definitionsRunBy(Member), [](const FunctionDecl *Definition) {
            return isa<CXXMethodDecl>(Definition) && waitsOnMember(*Definition);
          })))

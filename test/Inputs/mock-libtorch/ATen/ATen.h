@@ -64,6 +64,20 @@ template <class T> class List {
 public:
   List() {}
   List(std::initializer_list<T>) {}
+  // ATen/core/List.h: a copy shares the list itself.
+  T get(size_t pos) const;
+  void set(size_t pos, const T &value) const;
+  void push_back(const T &value) const;
+  size_t size() const;
+};
+// ATen/core/Dict.h: a copy shares the dictionary itself.
+template <class Key, class Value> class Dict {
+public:
+  Dict() {}
+  Value at(const Key &key) const;
+  void insert_or_assign(const Key &key, const Value &value) const;
+  template <class K, class V> void insert(K &&key, V &&value) const;
+  size_t size() const;
 };
 } // namespace c10
 

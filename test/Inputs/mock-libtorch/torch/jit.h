@@ -21,8 +21,11 @@ struct IValue {
   const at::Tensor &toTensor() const &;
 };
 namespace ivalue {
+// ATen/core/ivalue_inl.h: markCompleted runs the callbacks added so far.
 struct Future {
   void wait();
+  template <typename T> void addCallback(T callback) { (void)callback; }
+  void markCompleted();
   IValue value();
   const IValue &constValue() const;
 };
