@@ -5,6 +5,8 @@
 #include <torch/torch.h>
 
 #include <ATen/Parallel.h>
+#include <ATen/core/Dict.h>
+#include <ATen/core/ivalue.h>
 
 #include <functional>
 #include <map>
@@ -220,6 +222,31 @@ TEST(WorkerFacts, AHolderBuiltFromATensorSharesItsStorage) {
   auto [fromStruct, fromOptional] = worker.get();
   EXPECT_FLOAT_EQ(fromStruct, 4.0f);
   EXPECT_FLOAT_EQ(fromOptional, 4.0f);
+}
+
+// Note [libtorch's own containers]: a copy of a c10::Dict shares the
+// dictionary, and an entry taken from it is the stored tensor.
+TEST(WorkerFacts, ACopiedDictSharesItsEntries) {
+  c10::Dict<std::string, at::Tensor> feats;
+  feats.insert("user", torch::zeros({2}));
+  c10::Dict<std::string, at::Tensor> exported = feats;
+  at::Tensor user = feats.at("user");
+  user.add_(1);
+  EXPECT_TRUE(torch::equal(exported.at("user"), torch::ones({2})));
+}
+
+// Note [Callbacks of a future]: a callback runs when the future is
+// completed, and markCompleted returns after it has run.
+TEST(WorkerFacts, AFuturesCallbackSeesWritesBeforeCompletion) {
+  auto fut = c10::make_intrusive<c10::ivalue::Future>(c10::NoneType::get());
+  at::Tensor logits = torch::zeros({2});
+  double seen = -1;
+  fut->addCallback([logits, &seen](c10::ivalue::Future &) {
+    seen = logits.sum().item<double>();
+  });
+  logits.fill_(3);
+  fut->markCompleted();
+  EXPECT_EQ(seen, 6.0);
 }
 
 } // namespace
