@@ -15,9 +15,9 @@ public:
     return x.mul(proto).sum();
   }
   void renormalise_() {
-    auto p = protos.detach();
-    p.div_(p.norm(2, {1}, /*keepdim=*/true));
-    // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'div_' writes through 'detach()' into member 'protos' of 'model' between the call 'model.score()' that saved it and the backward that needs it; backward throws 'one of the variables needed for gradient computation has been modified by an inplace operation' [libtorch-detached-write]
+    torch::Tensor norms = protos.detach().norm(2, {1}, /*keepdim=*/true);
+    protos.detach().div_(norms);
+    // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'div_' writes through 'detach()' into member 'protos' of 'model' between the call 'model.score()' that saved it and the backward that needs it; backward throws 'one of the variables needed for gradient computation has been modified by an inplace operation' [libtorch-detached-write]
   }
   torch::Tensor protos;
 };
