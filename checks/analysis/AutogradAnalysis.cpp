@@ -879,21 +879,6 @@ const ValueDecl *AutogradAnalysis::viewedDecl(const Expr *E) const {
   return referencedDecl(stripViews(E));
 }
 
-/// Whether the local Var is assigned anywhere in its function.
-static bool assignedInItsFunction(const VarDecl *Var) {
-  const auto *Function = dyn_cast_or_null<FunctionDecl>(Var->getParentFunctionOrMethod());
-  if (!Function || !Function->getBody())
-    return true;
-  bool Assigned = false;
-  forEachStmt(Function->getBody(), [&](const Stmt *S) {
-    const auto *Assign = dyn_cast<CXXOperatorCallExpr>(S);
-    if (Assign && Assign->isAssignmentOp())
-      if (const auto *Ref = dyn_cast<DeclRefExpr>(Assign->getArg(0)->IgnoreParenImpCasts()))
-        Assigned |= Ref->getDecl() == Var;
-  });
-  return Assigned;
-}
-
 // Note [Members saved through a local view]
 // `auto a = weight[u]; ... a.pow(2)` saves a view of the member `weight`,
 // whose version counter is the member's: an in-place write of the member
@@ -907,7 +892,7 @@ const FieldDecl *AutogradAnalysis::savedMember(const Expr *E) const {
       return Field;
     const auto *Var = dyn_cast_or_null<VarDecl>(Decl);
     if (!Var || !Var->hasLocalStorage() || isa<ParmVarDecl>(Var) ||
-        !Var->getInit() || assignedInItsFunction(Var))
+        !Var->getInit() || !neverAssigned(Var))
       return nullptr;
     E = Var->getInit();
   }

@@ -800,6 +800,22 @@ void forEachStmt(const Stmt *S, llvm::function_ref<void(const Stmt *)> Visit,
     forEachStmt(Child, Visit, IntoLambdas);
 }
 
+bool neverAssigned(const VarDecl *Var) {
+  const auto *Function =
+      dyn_cast_or_null<FunctionDecl>(Var->getParentFunctionOrMethod());
+  if (!Function || !Function->getBody())
+    return false;
+  bool Assigned = false;
+  forEachStmt(Function->getBody(), [&](const Stmt *S) {
+    const auto *Assign = dyn_cast<CXXOperatorCallExpr>(S);
+    if (Assign && Assign->isAssignmentOp())
+      if (const auto *Ref =
+              dyn_cast<DeclRefExpr>(Assign->getArg(0)->IgnoreParenImpCasts()))
+        Assigned |= Ref->getDecl() == Var;
+  });
+  return !Assigned;
+}
+
 const ValueDecl *namedDecl(const Expr *E) {
   E = E->IgnoreImplicit()->IgnoreParens();
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E))

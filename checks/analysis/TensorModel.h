@@ -145,6 +145,10 @@ bool preservesFormat(const TensorCall &Call);
 /// temporaries, parentheses and copy or move construction of a handle.
 const Expr *skipHandleCopies(const Expr *E);
 
+/// Whether the local Var is never assigned (`=`, `+=`, ...) anywhere in its
+/// function, lambdas included; false where the function has no body.
+bool neverAssigned(const VarDecl *Var);
+
 /// Calls Visit on S and every statement under it, parents first; the
 /// bodies of lambdas (which run when called) only with IntoLambdas.
 void forEachStmt(const Stmt *S, llvm::function_ref<void(const Stmt *)> Visit,

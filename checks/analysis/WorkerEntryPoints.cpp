@@ -2,6 +2,8 @@
 
 #include "WorkerEntryPoints.h"
 
+#include "TensorModel.h"
+
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ParentMap.h"
@@ -243,23 +245,6 @@ const Expr *referencedObject(const Expr *E) {
     E = Construct->getArg(0);
   }
   return nullptr;
-}
-
-/// Whether the local Var is never assigned after its declaration.
-static bool neverAssigned(const VarDecl *Var) {
-  const auto *Function = dyn_cast_or_null<FunctionDecl>(Var->getParentFunctionOrMethod());
-  if (!Function || !Function->getBody())
-    return false;
-  std::function<bool(const Stmt *)> Assigns = [&](const Stmt *S) {
-    if (!S)
-      return false;
-    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S); Op && Op->isAssignmentOp())
-      if (const auto *Ref = dyn_cast<DeclRefExpr>(Op->getArg(0)->IgnoreParenImpCasts());
-          Ref && Ref->getDecl() == Var)
-        return true;
-    return llvm::any_of(S->children(), Assigns);
-  };
-  return !Assigns(Function->getBody());
 }
 
 const LambdaExpr *lambdaArgument(const Expr *E) {
