@@ -331,7 +331,9 @@ static std::string repairHint(const ParameterTie &Tie, bool ModuleLoop) {
       Tie.First->Repeated != addedHandle(*Tie.First))
     return "; register the shared module in one place only";
   if (Tie.K == Kind::RepeatedHandle && isTensorType(addedHandle(*Tie.First)->getType()))
-    return "; give each key a tensor of its own";
+    return cast<CallExpr>(Tie.First->Site)->getNumArgs() == 2
+               ? "; give each key a tensor of its own"
+               : "; give each element a tensor of its own";
   if (Tie.K == Kind::FilledElement || Tie.K == Kind::RepeatedHandle)
     return "; construct a separate module for each element";
   std::string Hint = ModuleLoop ? "; loop over a de-duplicated parameter list"

@@ -695,8 +695,10 @@ void ParameterSharingAnalysis::readStatement(const Stmt *S, ModuleValue &Model,
 // insert in a range-for over a braced list of string literals, keyed by the
 // loop variable, inserts once per literal: a tensor the loop does not
 // change (sameEachIteration) is the same tensor each time, and any other is
-// a new one each time. Inserts are read where the constructor makes them,
-// into a member that a later `register_module` registers.
+// a new one each time, and so is a tensor the loop does not change in any
+// other loop. Inserts are read where the constructor makes them, into a
+// member registered before or after them (Note [Containers filled after
+// their registration]).
 /// What a member container module holds so far: Held, or an empty module
 /// of the member's class.
 static ModuleValue memberContainer(const std::shared_ptr<const ModuleValue> &Held,
@@ -718,6 +720,7 @@ void ParameterSharingAnalysis::insertParameter(const CXXMemberCallExpr *Insert,
     return;
   auto &Held = Model.FieldModules[Field];
   ModuleValue Container = memberContainer(Held, Model, Field);
+  size_t Before = Container.Parameters.size();
   const Expr *Value = Insert->getArg(Dict ? 1 : 0);
   bool View = false;
   ObjectKey Object = tensorKey(Value, &View);
@@ -769,12 +772,18 @@ void ParameterSharingAnalysis::insertParameter(const CXXMemberCallExpr *Insert,
     bool Same = sameEachIteration(Value, Loop);
     for (const StringLiteral *Key : Keys)
       Add(Key->getString().str(), Same ? Object : Object.member(Key), Same);
-  } else if (Dict) {
-    bool FromSource = false;
-    Add(nameArgument(Insert->getArg(0), &FromSource), Object);
   } else {
-    Add(std::to_string(Container.Parameters.size()), Object);
+    // Any other loop that inserts a tensor it does not change inserts it
+    // once per pass: two entries stand for them.
+    bool Repeated = Loop && sameEachIteration(Value, Loop);
+    for (int Pass = 0; Pass < (Repeated ? 2 : 1); ++Pass) {
+      bool FromSource = false;
+      Add(Dict ? nameArgument(Insert->getArg(0), &FromSource)
+               : std::to_string(Container.Parameters.size()),
+          Object, Repeated);
+    }
   }
+  addToRegistered(Field, Container, Before, Model);
   Held = std::make_shared<const ModuleValue>(std::move(Container));
 }
 
@@ -809,8 +818,8 @@ ParameterSharingAnalysis::parameterElement(const CXXOperatorCallExpr *Index) {
 // Note [Members filled in the constructor]
 // `for (int i = 0; i < n; ++i) steps->push_back(shared);` in a constructor,
 // where `steps` is a member ModuleList or Sequential, appends to the module
-// the member holds, which a later `register_module("steps", steps)`
-// registers: the member's module is the elements pushed so far, numbered
+// the member holds, which a `register_module("steps", steps)` before or
+// after registers: the member's module is the elements pushed so far, numbered
 // from 0, and a handle that each iteration pushes again stands for two (as
 // Note [Containers of module handles] says for a local container).
 void ParameterSharingAnalysis::pushIntoMember(const CXXMemberCallExpr *Push,
@@ -822,6 +831,7 @@ void ParameterSharingAnalysis::pushIntoMember(const CXXMemberCallExpr *Push,
     return;
   auto &Held = Model.FieldModules[Field];
   ModuleValue Container = memberContainer(Held, Model, Field);
+  size_t Before = Container.Parameters.size();
   unsigned Next = 0;
   for (const ParameterEntry &Entry : Container.Parameters)
     if (!Entry.Route.empty())
@@ -834,6 +844,7 @@ void ParameterSharingAnalysis::pushIntoMember(const CXXMemberCallExpr *Push,
     prefix(Container.Parameters, Element->Parameters, Step);
   }
   prefix(Container.Parameters, Element->Parameters, Step);
+  addToRegistered(Field, Container, Before, Model);
   Held = std::make_shared<const ModuleValue>(std::move(Container));
 }
 
@@ -896,9 +907,30 @@ void ParameterSharingAnalysis::registerCall(const CXXMemberCallExpr *Call,
     prefix(Model.Parameters, Module->Parameters, Step);
   else if (Loop)
     repeatRegistration(Call, *Module, Step, Loop, Model);
-  if (BoundTo)
+  if (BoundTo) {
+    Model.RegisteredModules[BoundTo] = Step;
     Model.FieldModules[BoundTo] =
         std::make_shared<const ModuleValue>(std::move(*Module));
+  }
+}
+
+// Note [Containers filled after their registration]
+// `steps = register_module("steps", ModuleList());` registers a handle to
+// the module the member holds, so what the constructor appends to the
+// member afterwards (`steps->push_back(block)`, `gains->append(h)`) is in
+// the registered module too, and in parameters(). The entries a container
+// member gains after its registration are added to the model under that
+// registration, as they would have been had the member been filled first.
+void ParameterSharingAnalysis::addToRegistered(const FieldDecl *Field,
+                                               const ModuleValue &Container,
+                                               size_t Before,
+                                               ModuleValue &Model) {
+  auto It = Model.RegisteredModules.find(Field);
+  if (It == Model.RegisteredModules.end())
+    return;
+  std::vector<ParameterEntry> Added(Container.Parameters.begin() + Before,
+                                    Container.Parameters.end());
+  prefix(Model.Parameters, Added, It->second);
 }
 
 // Note [Registrations repeated by a loop]

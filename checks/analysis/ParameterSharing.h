@@ -167,6 +167,9 @@ struct ModuleValue {
   std::map<const FieldDecl *, ObjectKey> FieldTensors;
   /// Tensor members registered as parameters, with the name used.
   std::map<const FieldDecl *, std::string> RegisteredFields;
+  /// While the constructor runs: module members registered so far, with the
+  /// registration (Note [Containers filled after their registration]).
+  std::map<const FieldDecl *, RegistrationStep> RegisteredModules;
 };
 
 /// The modules of a range of module handles, each with the step that names
@@ -288,6 +291,10 @@ private:
   void repeatRegistration(const CXXMemberCallExpr *Call,
                           const ModuleValue &Module, RegistrationStep Step,
                           const Stmt *Loop, ModuleValue &Model);
+  /// Adds the entries Container gained from index Before to Model, if
+  /// Field's module is registered already.
+  void addToRegistered(const FieldDecl *Field, const ModuleValue &Container,
+                       size_t Before, ModuleValue &Model);
   std::optional<ModuleValue> localModule(const VarDecl *Var, const Expr *Ref);
   /// An object of a class that is not a module but holds modules (Note
   /// [Objects that hold modules]).

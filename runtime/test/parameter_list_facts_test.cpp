@@ -424,4 +424,33 @@ TEST(ParameterListFacts, AParameterDictEntryInsertedUnderASecondKeyIsListedTwice
   EXPECT_TRUE(listed[0].is_same(listed[1]));
 }
 
+// Note [Containers filled after their registration]: register_module keeps
+// a handle to the container, so what is appended to it afterwards is the
+// model's too.
+struct FlowImpl : torch::nn::Module {
+  FlowImpl() {
+    gains = register_module("gains", torch::nn::ParameterList());
+    layers = register_module("layers", torch::nn::ModuleList());
+    auto h = torch::ones({1}).requires_grad_();
+    torch::nn::Linear block(2, 2);
+    for (int k = 0; k < 3; ++k) {
+      gains->append(h);
+      layers->push_back(block);
+    }
+  }
+  torch::nn::ParameterList gains{nullptr};
+  torch::nn::ModuleList layers{nullptr};
+};
+TORCH_MODULE(Flow);
+
+TEST(ParameterListFacts, WhatIsAppendedAfterTheRegistrationIsListed) {
+  Flow flow;
+  std::vector<torch::Tensor> params = flow->parameters();
+  // Three gains and three copies of the block's weight and bias.
+  ASSERT_EQ(params.size(), 9u);
+  EXPECT_EQ(occurrences(params, flow->gains[0]), 3u);
+  auto block = flow->layers->ptr<torch::nn::LinearImpl>(0);
+  EXPECT_EQ(occurrences(params, block->weight), 3u);
+}
+
 } // namespace

@@ -38,3 +38,37 @@ void NegativeFreshTemperatures() {
   Temperatures m;
   torch::optim::Adam opt(m->parameters(), torch::optim::AdamOptions(1e-3));
 }
+
+// Note [Containers filled after their registration]: a list registered
+// empty, then given one tensor per step.
+struct EulerFlowImpl : torch::nn::Module {
+  explicit EulerFlowImpl(int64_t steps) {
+    gains = register_module("gains", torch::nn::ParameterList());
+    auto h = torch::full({1}, 1.0 / steps, torch::requires_grad());
+    for (int64_t k = 0; k < steps; ++k)
+      gains->append(h);
+  }
+  torch::nn::ParameterList gains{nullptr};
+};
+TORCH_MODULE(EulerFlow);
+
+void PositiveListRegisteredThenFilled() {
+  EulerFlow flow(4);
+  torch::optim::SGD opt(flow->parameters(), torch::optim::SGDOptions(0.05));
+  // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'SGD' is built from a list that holds parameter 'gains.0' twice (also as 'gains.1'); each step() updates it twice; give each element a tensor of its own [libtorch-shared-parameter-update]
+}
+
+struct FreshGainsImpl : torch::nn::Module {
+  explicit FreshGainsImpl(int64_t steps) {
+    gains = register_module("gains", torch::nn::ParameterList());
+    for (int64_t k = 0; k < steps; ++k)
+      gains->append(torch::full({1}, 1.0 / steps, torch::requires_grad()));
+  }
+  torch::nn::ParameterList gains{nullptr};
+};
+TORCH_MODULE(FreshGains);
+
+void NegativeFreshGains() {
+  FreshGains flow(4);
+  torch::optim::SGD opt(flow->parameters(), torch::optim::SGDOptions(0.05));
+}
