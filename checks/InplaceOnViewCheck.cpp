@@ -35,8 +35,12 @@ void InplaceOnViewCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *Function = matchedFunction(Result);
   if (!Function)
     return;
-  for (const SnapshotUse &Use : findSnapshotUses(*Function, table()))
+  for (const SnapshotUse &Use : findSnapshotUses(*Function, table())) {
     reportSnapshotUse(Use);
+    // A record of one handle read against its tensor is a stale view of the
+    // whole too: one finding.
+    StaleReported.insert(Use.Record);
+  }
   if (std::optional<StateRecord> Record = findStateRecord(*Function, table())) {
     diag(Record->Return->getRetValue()->getBeginLoc(),
          "'%0' returns a record holding a handle to member '%1', not a copy; "
@@ -95,7 +99,9 @@ void InplaceOnViewCheck::check(const MatchFinder::MatchResult &Result) {
 //   tensor (`select`, `narrow`, `slice`, an index, an element of `chunk`,
 //   `split` or `unbind`); a view of the whole (`view`, `reshape`, `t()`,
 //   `expand`) is the same tensor seen another way, which code reads after
-//   an update on purpose;
+//   an update on purpose, unless the expression that reads the view reads
+//   the base too (`(x - old_mean) * (x - mean_)`): code that wanted the
+//   new values would not need both, so it takes the view for the old ones;
 // - the written region may overlap the view's (not two provably disjoint
 //   ranges, nor two `select`s whose indices the code does not show);
 // - the view is read afterwards on some path, before the variable is
@@ -233,13 +239,41 @@ InplaceOnViewCheck::staleView(const WriteEvent &Write) {
         Call ? aliasContext(AST).summary(Call->getDirectCallee()) : nullptr;
     return Summary ? Summary->MemberViewOperator : llvm::StringRef();
   };
+  // Whether the expression that holds Read also reads the values of the
+  // written tensor itself, after the write (not only its sizes or dtype).
+  auto ReadBesideBase = [&](const DeclRefExpr *Read) {
+    const Stmt *Full = Read;
+    while (const Stmt *Parent = Parents.getParent(Full))
+      if (isa<Expr>(Parent))
+        Full = Parent;
+      else
+        break;
+    auto AsksMetadata = [&](const Stmt *Ref) {
+      const auto *Member =
+          dyn_cast_or_null<MemberExpr>(Parents.getParentIgnoreParenImpCasts(
+              const_cast<Stmt *>(Ref)));
+      return Member && asksOnlyMetadata(
+                           dyn_cast<CXXMethodDecl>(Member->getMemberDecl()));
+    };
+    bool Found = false;
+    forEachStmt(Full, [&](const Stmt *S) {
+      if (isa<DeclRefExpr, MemberExpr>(S) && S != Read &&
+          namedDecl(cast<Expr>(S)) == Write.Value.Root &&
+          SM.isBeforeInTranslationUnit(Write.Call->getEndLoc(),
+                                       S->getBeginLoc()) &&
+          !AsksMetadata(S))
+        Found = true;
+    });
+    return Found;
+  };
   std::optional<StaleView> First;
   for (const auto &[View, Value] : Write.HeldViews) {
     if (StaleReported.count(View) || !View->isLocalVarDecl() ||
         View->isStaticLocal() || View->getDeclContext() != Owner.function() ||
-        Value.Rel != Relation::DefiniteView ||
-        !llvm::is_contained(PartViews, OperatorOf(Value)))
+        !llvm::is_contained({Relation::DefiniteView, Relation::Expanded}, Value.Rel) ||
+        OperatorOf(Value).empty())
       continue;
+    bool Whole = !llvm::is_contained(PartViews, OperatorOf(Value));
     if (MemberWrite && !(Value.HandedOut && ObjectOf(Value.AliasSite) &&
                          ObjectOf(Value.AliasSite) == namedDecl(Write.Target)) &&
         !(MemberOf(Value.AliasSite) &&
@@ -251,7 +285,7 @@ InplaceOnViewCheck::staleView(const WriteEvent &Write) {
         mentions(Loop, View))
       continue;
     const DeclRefExpr *Read = Owner.readAfter(Write, View);
-    if (!Read)
+    if (!Read || (Whole && !ReadBesideBase(Read)))
       continue;
     if (Write.Value.isView() && !Write.CalleeWrite && !MemberWrite) {
       ExtentOverlap Overlap = overlaps(*Function).compare(Write.Target, Read);
@@ -264,7 +298,7 @@ InplaceOnViewCheck::staleView(const WriteEvent &Write) {
       continue;
     if (!First || SM.isBeforeInTranslationUnit(View->getLocation(),
                                                First->View->getLocation()))
-      First = StaleView{View, &Value, Read};
+      First = StaleView{View, &Value, Read, Whole};
   }
   return First;
 }
@@ -279,9 +313,10 @@ void InplaceOnViewCheck::reportStaleView(const WriteEvent &Write,
   // saved tensor is reported at the backward; the write gets a note.
   diag(Stale.Read->getLocation(),
        "'%2' is read after '%0' wrote %select{|member }3'%1' in place; '%2' "
-       "holds a view of part of it, so it reads the new values, not the ones "
-       "it was taken from")
-      << Write.Operator << Base << Stale.View->getName() << Member;
+       "holds a view of %select{part of it, so it reads the new values, not "
+       "the ones it was taken from|all of it, so it reads the new values, as "
+       "'%1' beside it does}4")
+      << Write.Operator << Base << Stale.View->getName() << Member << Stale.Whole;
   diag(Write.Call->getExprLoc(), "'%0' writes %select{|member }1'%2' in place here",
        DiagnosticIDs::Note)
       << Write.Operator << Member << Base;

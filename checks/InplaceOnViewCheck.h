@@ -62,6 +62,8 @@ private:
     const VarDecl *View;
     const AliasValue *Value;
     const DeclRefExpr *Read;
+    /// The view is of the whole tensor, read beside the tensor itself.
+    bool Whole = false;
   };
   std::optional<StaleView> staleView(const WriteEvent &Write);
   void reportStaleView(const WriteEvent &Write, const StaleView &Stale);

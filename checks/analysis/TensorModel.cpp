@@ -660,6 +660,20 @@ bool keepsContiguity(const TensorCall &Call, const ASTContext &AST) {
   return false;
 }
 
+bool asksOnlyMetadata(const CXXMethodDecl *Method) {
+  static constexpr llvm::StringLiteral Metadata[] = {
+      "size",          "sizes",           "dim",
+      "ndimension",    "numel",           "stride",
+      "strides",       "dtype",           "scalar_type",
+      "options",       "device",          "defined",
+      "is_contiguous", "accessor",        "data_ptr",
+      "data",          "packed_accessor", "packed_accessor32",
+      "packed_accessor64", "element_size", "nbytes",
+      "is_cuda",       "layout",          "requires_grad"};
+  return Method && Method->getIdentifier() &&
+         llvm::is_contained(Metadata, Method->getName());
+}
+
 bool keepsEveryElement(const TensorCall &Call) {
   static constexpr llvm::StringLiteral Broadcasting[] = {"expand", "expand_as",
                                                          "broadcast_to"};

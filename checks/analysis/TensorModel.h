@@ -15,6 +15,7 @@
 
 #include "ApiEffects.h"
 #include "OperatorTable.h"
+#include "clang/AST/DeclCXX.h"
 #include "clang/AST/Expr.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -158,6 +159,11 @@ void forEachStmt(const Stmt *S, llvm::function_ref<void(const Stmt *)> Visit,
 /// function templates' patterns, functions in namespaces and classes).
 void forEachMainFileFunction(ASTContext &AST,
                              llvm::function_ref<void(const FunctionDecl &)> Visit);
+
+/// Whether a method of a tensor asks only its metadata (sizes, strides,
+/// dtype, device) or hands out its data pointer or an accessor, rather
+/// than reading its values as a tensor.
+bool asksOnlyMetadata(const CXXMethodDecl *Method);
 
 /// The declaration an expression names: `v`, `this->v`, `obj.v`; null for
 /// anything else.

@@ -1245,8 +1245,7 @@ WorkerRaceAnalysis::readOfOtherChunks(const StorageUpdate &Write,
       continue;
     }
     if (!isTensorType(Object->getType()) || Write.ElementIndex ||
-        (Method->getIdentifier() &&
-         llvm::is_contained(Metadata, Method->getName())) ||
+        asksOnlyMetadata(Method) ||
         SameAsSite(Call))
       continue;
     return Call;

@@ -133,6 +133,22 @@ TEST(LibtorchFacts, AViewOfPartOfATensorSeesLaterInPlaceWrites) {
   EXPECT_TRUE(torch::equal(red, before));
 }
 
+// The same for a view of the whole tensor: an `expand` taken as "the old
+// mean" reads the updated mean, so Welford's M2 term built from it and the
+// new mean is wrong; a clone of the expansion keeps the old values.
+TEST(LibtorchFacts, AnExpansionOfATensorSeesLaterInPlaceWrites) {
+  torch::Tensor mean = torch::tensor({1.0, 2.0});
+  torch::Tensor batch = torch::tensor({{3.0, 2.0}, {5.0, 6.0}});
+  torch::Tensor old_mean = mean.expand({2, -1});
+  torch::Tensor kept = mean.expand({2, -1}).clone();
+  mean.add_(batch.mean(0) - mean, 0.5);
+  EXPECT_TRUE(torch::equal(old_mean[1], mean));
+  EXPECT_FALSE(torch::equal(kept[1], mean));
+  torch::Tensor m2 = ((batch - old_mean) * (batch - mean)).sum(0);
+  torch::Tensor right = ((batch - kept) * (batch - mean)).sum(0);
+  EXPECT_FALSE(torch::allclose(m2, right));
+}
+
 // The same through a write of another view of the tensor (a channel swap):
 // only the elements that write covers change in the kept view.
 TEST(LibtorchFacts, AViewSeesWritesThroughOtherViewsOfItsBase) {

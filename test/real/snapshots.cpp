@@ -79,3 +79,25 @@ float NegativeWeightDeltaCloned(torch::nn::Linear layer, const torch::Tensor &x)
   opt.step();
   return (layer->weight - start).norm().item<float>();
 }
+
+// Note [A view read after its base changed]: a view of the whole tensor
+// read beside the tensor after an in-place update.
+class RunningMoments {
+public:
+  explicit RunningMoments(int64_t dim)
+      : mean_(torch::zeros({dim})), m2_(torch::zeros({dim})) {}
+  void update(const torch::Tensor &batch, double weight) {
+    auto old_mean = mean_.expand({batch.size(0), -1});
+    mean_.add_(batch.mean(0) - mean_, weight);
+    m2_.add_(((batch - old_mean) * (batch - mean_)).sum(0));
+    // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: 'old_mean' is read after 'add_' wrote 'mean_' in place; 'old_mean' holds a view of all of it, so it reads the new values, as 'mean_' beside it does [libtorch-inplace-on-view]
+  }
+  void updateCloned(const torch::Tensor &batch, double weight) {
+    auto old_mean = mean_.expand({batch.size(0), -1}).clone();
+    mean_.add_(batch.mean(0) - mean_, weight);
+    m2_.add_(((batch - old_mean) * (batch - mean_)).sum(0));
+  }
+
+private:
+  torch::Tensor mean_, m2_;
+};

@@ -306,6 +306,8 @@ Tensor broadcast_to(const Tensor &self, IntArrayRef size);
 Tensor add(const Tensor &self, const Tensor &other, const Scalar &alpha = 1);
 Tensor matmul(const Tensor &self, const Tensor &other);
 bool equal(const Tensor &self, const Tensor &other);
+bool allclose(const Tensor &self, const Tensor &other, double rtol = 1e-05,
+              double atol = 1e-08, bool equal_nan = false);
 Tensor cat(TensorList tensors, int64_t dim = 0);
 Tensor stack(TensorList tensors, int64_t dim = 0);
 Tensor relu(const Tensor &self);
