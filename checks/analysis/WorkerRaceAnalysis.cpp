@@ -1192,15 +1192,6 @@ const Stmt *
 WorkerRaceAnalysis::readOfOtherChunks(const StorageUpdate &Write,
                                       const SharedValue &Shared,
                                       const Stmt *Body) const {
-  static constexpr llvm::StringLiteral Metadata[] = {
-      "size",          "sizes",           "dim",
-      "ndimension",    "numel",           "stride",
-      "strides",       "dtype",           "scalar_type",
-      "options",       "device",          "defined",
-      "is_contiguous", "accessor",        "data_ptr",
-      "data",          "packed_accessor", "packed_accessor32",
-      "packed_accessor64", "element_size", "nbytes",
-      "is_cuda",       "layout",          "requires_grad"};
   const Expr *Site = partitionSite(Write, Body);
   if (!Site || !Write.Write || !Parents)
     return nullptr;
