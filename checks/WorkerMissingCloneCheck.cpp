@@ -370,14 +370,19 @@ void WorkerMissingCloneCheck::check(const MatchFinder::MatchResult &Result) {
       reportPublishedMember(R, Fixes);
       continue;
     }
+    // Why the worker may still run: detached, kept in a member, or started
+    // by a call whose result is dropped.
+    unsigned Why = R.Worker.Keeper ? 1 : R.Worker.Unwaited ? 2 : 0;
     diag(R.Write->Call->getExprLoc(),
-         "'%0' writes member '%1' in place while the worker that '%2' starts "
-         "may still read it: %select{the thread is detached|'%4' keeps the "
-         "thread, and it is not joined before this write}3")
+         "'%0' writes member '%1' in place while the worker that "
+         "%select{|the previous call of }5'%2' %select{starts|started}5 may "
+         "still read it: %select{the thread is detached|'%4' keeps the "
+         "thread, and it is not joined before this write|nothing waits for "
+         "it before '%2' returns}3")
         << R.Write->Operator << R.Member->getName()
-        << Spawner->getNameAsString()
-        << (R.Worker.Keeper != nullptr)
-        << (R.Worker.Keeper ? R.Worker.Keeper->getName() : llvm::StringRef());
+        << Spawner->getNameAsString() << Why
+        << (R.Worker.Keeper ? R.Worker.Keeper->getName() : llvm::StringRef())
+        << R.PreviousCall;
     diag(R.Worker.Spawn->getBeginLoc(),
          "the worker that reads '%0' is started here", DiagnosticIDs::Note)
         << R.Member->getName();

@@ -491,12 +491,38 @@ static const Stmt *workerBody(const WorkerSpawn &Spawn) {
 }
 
 /// Whether E spawns a worker whose callable reads Field.
+/// Whether E is a handle to the member Field of `this`: `logits_`, or a
+/// local never assigned that was initialised with one (`auto logits =
+/// logits_;`), which shares the member's storage.
+static bool isMemberHandle(const Expr *E, const FieldDecl *Field,
+                           unsigned Depth = 0) {
+  E = skipHandleCopies(E);
+  if (memberOfThis(E) == Field)
+    return true;
+  const auto *Ref = dyn_cast<DeclRefExpr>(E);
+  const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  return Var && Depth < 4 && Var->isLocalVarDecl() && Var->getInit() &&
+         isTensorType(Var->getType().getNonReferenceType()) &&
+         neverAssigned(Var) && isMemberHandle(Var->getInit(), Field, Depth + 1);
+}
+
 bool WorkerEntryPoints::spawnReads(const Expr *E,
                                    const FieldDecl *Field) const {
   if (!isa<CallExpr, CXXConstructExpr>(E))
     return false;
   std::optional<WorkerSpawn> Spawn = matchEntryPoint(E);
-  return Spawn && readsMember(workerBody(*Spawn), Field);
+  if (!Spawn)
+    return false;
+  if (readsMember(workerBody(*Spawn), Field))
+    return true;
+  // A handle to the member captured or passed by value shares its storage.
+  if (Spawn->Lambda)
+    for (const Expr *Init : Spawn->Lambda->capture_inits())
+      if (Init && isMemberHandle(Init, Field))
+        return true;
+  return llvm::any_of(Spawn->BoundArgs, [&](const Expr *Arg) {
+    return isMemberHandle(Arg, Field);
+  });
 }
 
 /// E without the temporaries a std::thread or future is moved through.
@@ -553,7 +579,18 @@ bool WorkerEntryPoints::workerRuns(const Expr *Spawn,
 // `logger_`, races the worker's read. The worker outlives its method when
 // its std::thread or future is assigned to a member, pushed into a member
 // container or initialised as a member, and that method does not join it
-// itself; or when it is detached.
+// itself; when it is detached; or when the call that starts it is a
+// statement of its own whose result is dropped (`fut->addCallback(f)`,
+// `pool_.enqueue(task)`; not `std::async`, whose dropped future waits) and
+// the method calls no join after it. The worker reads the member through
+// `this`, or through a handle to it that it captures or is given
+// (`auto logits = logits_; fut->addCallback([logits] { ... })`).
+// A worker started by a dropped call is a unit of work of that call (a
+// reply's callback, a task per batch), so it also races the method that
+// starts it, on its next call: a write of the member before the start may
+// run while the previous call's worker reads. A thread kept in a member or
+// detached is more often started once (`start()` initialises the buffers,
+// then starts the loop), and is not taken to race its own method.
 std::optional<WorkerEntryPoints::LastingWorker>
 WorkerEntryPoints::lastingWorkerReading(const CXXRecordDecl *Class,
                                         const FieldDecl *Field) const {
@@ -563,9 +600,37 @@ WorkerEntryPoints::lastingWorkerReading(const CXXRecordDecl *Class,
     if (!Found && spawnReads(spawnOf(Spawn), Field))
       Found = LastingWorker{spawnOf(Spawn), Spawner, Keeper};
   };
+  // Whether Body calls a join (`join`, `wait`, `get`, ...) after Spawn.
+  auto WaitsAfter = [](const Stmt *Body, const Expr *Spawn,
+                       const SourceManager &SM) {
+    bool Waits = false;
+    forEachStmt(Body, [&](const Stmt *S) {
+      const auto *Call = dyn_cast<CXXMemberCallExpr>(S);
+      const CXXMethodDecl *Method = Call ? Call->getMethodDecl() : nullptr;
+      if (Method && Method->getIdentifier() &&
+          llvm::is_contained(JoinMethods, Method->getName()) &&
+          SM.isBeforeInTranslationUnit(Spawn->getEndLoc(), Call->getBeginLoc()))
+        Waits = true;
+    });
+    return Waits;
+  };
   std::function<void(const Stmt *)> Find = [&](const Stmt *S) {
     if (!S || Found)
       return;
+    // A start whose result is dropped.
+    if (isa<CompoundStmt>(S))
+      for (const Stmt *Child : S->children()) {
+        const auto *Statement = dyn_cast<Expr>(Child);
+        const auto *Call =
+            Statement ? dyn_cast<CallExpr>(Statement->IgnoreImplicit()) : nullptr;
+        std::optional<WorkerSpawn> Spawn =
+            Call ? matchEntryPoint(Call) : std::nullopt;
+        if (!Found && Spawn && Spawn->Kind == WorkerKind::Thread &&
+            Spawn->EntryPoint != "std::async" && spawnReads(Call, Field) &&
+            !WaitsAfter(Spawner->getBody(), Call,
+                        Spawner->getASTContext().getSourceManager()))
+          Found = LastingWorker{Call, Spawner, nullptr, /*Unwaited=*/true};
+      }
     if (const auto *Assign = dyn_cast<CXXOperatorCallExpr>(S);
         Assign && Assign->getOperator() == OO_Equal &&
         Assign->getNumArgs() == 2)

@@ -92,12 +92,17 @@ public:
   struct LastingWorker {
     const Expr *Spawn = nullptr;
     const FunctionDecl *Spawner = nullptr; ///< The method that starts it.
-    /// The member that keeps its std::thread or future; null when detached.
+    /// The member that keeps its std::thread or future; null when detached
+    /// or not kept.
     const FieldDecl *Keeper = nullptr;
+    /// Started by a call whose result is not kept (a callback, a task
+    /// submitted to a pool), and not waited for in its method.
+    bool Unwaited = false;
   };
   /// A worker started by one of Class's methods or constructors that reads
   /// the member Field and still runs when that method returns: its thread
-  /// is kept in a member (not joined in the same method) or detached (Note
+  /// is kept in a member (not joined in the same method), detached, or
+  /// started by a call whose result is dropped and not waited for (Note
   /// [Workers that outlive their method]).
   std::optional<LastingWorker>
   lastingWorkerReading(const CXXRecordDecl *Class,

@@ -2213,11 +2213,17 @@ void WorkerRaceAnalysis::findMemberRaces(const CXXMethodDecl *Method) {
       MemberRaces.push_back(Race);
       continue;
     }
-    // The worker's own writes, and those of the method that starts it (the
-    // spawner's side of this function), are not the other side.
-    if (!Worker ||
-        Worker->Spawner->getCanonicalDecl() == Method->getCanonicalDecl() ||
-        Workers.workerRuns(Worker->Spawn, Method))
+    // The worker's own writes are not the other side, and the method that
+    // starts it races it only through a write before the start, on its
+    // next call (Note [Workers that outlive their method]).
+    if (!Worker || Workers.workerRuns(Worker->Spawn, Method))
+      continue;
+    bool PreviousCall =
+        Worker->Spawner->getCanonicalDecl() == Method->getCanonicalDecl();
+    if (PreviousCall &&
+        (!Worker->Unwaited || !SM->isBeforeInTranslationUnit(
+                                  Write.Call->getEndLoc(),
+                                  Worker->Spawn->getBeginLoc())))
       continue;
     bool JoinedBefore = llvm::any_of(Joins, [&](const CallExpr *Join) {
       const auto *Call = dyn_cast<CXXMemberCallExpr>(Join);
@@ -2233,7 +2239,9 @@ void WorkerRaceAnalysis::findMemberRaces(const CXXMethodDecl *Method) {
     if (JoinedBefore || calledOnlyBeforeStart(Method, Worker->Spawner))
       continue;
     Reported.insert(Member);
-    MemberRaces.push_back({&Write, Member, *Worker});
+    MemberWorkerRace Race{&Write, Member, *Worker};
+    Race.PreviousCall = PreviousCall;
+    MemberRaces.push_back(Race);
   }
 }
 

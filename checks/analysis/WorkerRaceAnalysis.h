@@ -119,6 +119,9 @@ struct MemberWorkerRace {
   /// Snapshot the member that holds the pointer (null for a local).
   const Expr *Published = nullptr;
   const ValueDecl *Snapshot = nullptr;
+  /// The write is in the method that starts the worker, before the start:
+  /// it races the worker that method's previous call started.
+  bool PreviousCall = false;
 };
 
 /// Finds the races between a spawner and its workers in one function.

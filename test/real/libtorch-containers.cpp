@@ -10,6 +10,7 @@
 
 #include <string>
 #include <thread>
+#include <vector>
 
 using FeatureDict = c10::Dict<std::string, at::Tensor>;
 
@@ -36,3 +37,33 @@ void CompleteThenRefill(torch::Tensor logits, const torch::Tensor &next, double 
   fut->markCompleted();
   logits.copy_(next);
 }
+
+// Note [Workers that outlive their method]: a reply callback per call,
+// capturing a handle copy of a reused buffer that the next call refills.
+class Batcher {
+public:
+  c10::intrusive_ptr<c10::ivalue::Future> run(const torch::Tensor &batch,
+                                              std::vector<int64_t> &reply) {
+    logits_.copy_(batch);
+    // CHECK-MESSAGES: :[[@LINE-1]]:13: warning: 'copy_' writes member 'logits_' in place while the worker that the previous call of 'run' started may still read it: nothing waits for it before 'run' returns [libtorch-worker-missing-clone]
+    auto fut = c10::make_intrusive<c10::ivalue::Future>(c10::NoneType::get());
+    auto logits = logits_;
+    fut->addCallback([logits, &reply](c10::ivalue::Future &) {
+      reply.push_back(logits.argmax().item<int64_t>());
+    });
+    return fut;
+  }
+  void runWaited(const torch::Tensor &batch, std::vector<int64_t> &reply) {
+    scores_.copy_(batch);
+    auto fut = c10::make_intrusive<c10::ivalue::Future>(c10::NoneType::get());
+    auto scores = scores_;
+    fut->addCallback([scores, &reply](c10::ivalue::Future &) {
+      reply.push_back(scores.argmax().item<int64_t>());
+    });
+    fut->markCompleted(c10::IValue());
+  }
+
+private:
+  torch::Tensor logits_ = torch::zeros({2, 5});
+  torch::Tensor scores_ = torch::zeros({2, 5});
+};

@@ -16,6 +16,8 @@ public:
   TTarget *operator->() const noexcept;
   TTarget &operator*() const noexcept;
 };
+template <class TTarget, class... Args>
+intrusive_ptr<TTarget> make_intrusive(Args &&...args);
 struct IValue {
   bool isTensor() const;
   const at::Tensor &toTensor() const &;
