@@ -3,6 +3,8 @@
 // their method (Note [Workers that outlive their method]): a future's
 // callback, a task given to a pool. Each is a unit of work of the call that
 // starts it, so the next call's write of the member it reads races it too.
+// A worker reads a member through `this`, or through a handle to it that it
+// captures or is given as an argument.
 
 #include <torch/jit.h>
 #include <torch/torch.h>
@@ -10,6 +12,7 @@
 #include <c10/core/thread_pool.h>
 
 #include <functional>
+#include <future>
 #include <thread>
 #include <vector>
 
@@ -122,4 +125,44 @@ private:
   torch::Tensor scratch_ = torch::zeros({8});
   torch::Tensor ready_ = torch::zeros({8});
   c10::ThreadPool pool_{2};
+};
+
+double recall(torch::Tensor items, torch::Tensor queries);
+
+// A future kept in a member container, given the member's handle as an
+// argument; another method updates the member before report() waits.
+class Trainer {
+public:
+  void scheduleEval(const torch::Tensor &queries) {
+    pending_.push_back(std::async(std::launch::deferred, recall, items_, queries));
+  }
+  void update(const torch::Tensor &grad) {
+    items_.sub_(grad);
+    // CHECK-NOTES: :[[@LINE-1]]:12: warning: 'sub_' writes member 'items_' in place while the worker that 'scheduleEval' starts may still read it: 'pending_' keeps the thread, and it is not joined before this write [libtorch-worker-missing-clone]
+    // CHECK-NOTES: :[[@LINE-5]]:24: note: the worker that reads 'items_' is started here
+  }
+  void report() {
+    for (auto &f : pending_)
+      f.get();
+  }
+
+private:
+  torch::Tensor items_ = torch::zeros({16, 8});
+  std::vector<std::future<double>> pending_;
+};
+
+// The same with a clone of the member as the argument.
+class ClonedTrainer {
+public:
+  void scheduleEval(const torch::Tensor &queries) {
+    pending_.push_back(
+        std::async(std::launch::deferred, recall, items_.clone(), queries));
+  }
+  void update(const torch::Tensor &grad) {
+    items_.sub_(grad);
+  }
+
+private:
+  torch::Tensor items_ = torch::zeros({16, 8});
+  std::vector<std::future<double>> pending_;
 };
