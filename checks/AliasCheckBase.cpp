@@ -309,7 +309,20 @@ void AliasCheckBase::reportSavedTensorWrite(const WriteEvent &Write,
 void AliasCheckBase::noteSave(const SavedTensor &Save,
                               const AutogradAnalysis &Autograd,
                               const Expr *Write) {
-  if (Save.Inner) {
+  if (Save.Inner && !Save.IsResult) {
+    // Note [Saved by a function of its arguments]
+    const FunctionDecl *Helper = Save.Saver->getDirectCallee();
+    diag(Save.Saver->getExprLoc(),
+         "'%0' is given '%1', which '%2' in it %select{may save|saves}3 for "
+         "backward",
+         DiagnosticIDs::Note)
+        << Helper->getName() << Save.Tensor->getName() << Save.Operator
+        << Save.Definite;
+    diag(Save.Inner->getExprLoc(),
+         "'%0' %select{may save|saves}1 its input for backward here",
+         DiagnosticIDs::Note)
+        << Save.Operator << Save.Definite;
+  } else if (Save.Inner) {
     const FunctionDecl *Helper = Save.Saver->getDirectCallee();
     diag(Save.Saver->getExprLoc(),
          "'%0' returns what '%1' saved for backward", DiagnosticIDs::Note)

@@ -82,6 +82,9 @@ void DetachedWriteCheck::check(const MatchFinder::MatchResult &Result) {
     for (const WriteEvent &Write : Analysis->memberWrites())
       if (Write.ArgumentMember)
         Writes.push_back(&Write);
+    // Note [Element writes through an accessor]
+    for (const WriteEvent &Write : Analysis->rawWrites())
+      Writes.push_back(&Write);
     for (const WriteEvent *Each : Writes) {
       const WriteEvent &Write = *Each;
       if (!Write.Value.Root)
@@ -193,12 +196,27 @@ bool DetachedWriteCheck::checkDetachedWrite(const WriteEvent &Write,
   const AliasValue &Value = Write.Value;
   if (Autograd.isParameterUpdate(Write.Call))
     return false;
-  bool ThroughData = Value.AliasOperator == "data";
+  // Note [Element writes through an accessor]: no version counter either.
+  bool Raw = Write.RawElements;
+  bool ThroughData = Value.AliasOperator == "data" || Raw;
   const ValueDecl *Root = Value.Root;
   const SavedTensor *Save =
       Autograd.savedFor(Root, Write.Call, /*DefiniteOnly=*/!ThroughData);
   SourceLocation Loc = Write.Call->getExprLoc();
 
+  if (Raw) {
+    if (!Save)
+      return false;
+    diag(Loc, "'%0' writes elements through '%1()' into %2, which '%3' "
+              "%select{may have saved|saved}4 for backward; an accessor or a "
+              "data pointer does not bump the version counter, so backward "
+              "computes wrong gradients without an error")
+        << Write.Operator << Value.AliasOperator << describeRoot(Value)
+        << Save->Operator << Save->Definite;
+    addAliasNotes(Write);
+    noteSave(*Save, Autograd, Write.Call);
+    return true;
+  }
   if (ThroughData) {
     if (!Save)
       return false;

@@ -341,9 +341,13 @@ bool isStoringMethod(const CXXMethodDecl *Method) {
          llvm::is_contained(Storing, Method->getName());
 }
 
+static const CXXMemberCallExpr *rawElementWrite(const Stmt *S);
+
 bool mayWriteTensors(const Stmt *Body, const OperatorTable &Table) {
   if (!Body)
     return false;
+  if (rawElementWrite(Body))
+    return true;
   if (const auto *Call = dyn_cast<CallExpr>(Body)) {
     if (std::optional<TensorCall> Tensor = resolveTensorCall(Call, Table)) {
       if (Tensor->Effect.writes())
@@ -431,6 +435,20 @@ AliasAnalysisContext::summary(const FunctionDecl *Callee) {
     else if ((ThroughView && !Known->ThroughView) ||
              (Written.DetachSite && !Known->DetachSite))
       *Known = Written;
+  }
+  for (const WriteEvent &Write : Analysis.rawWrites()) {
+    const auto *Param = dyn_cast_or_null<ParmVarDecl>(Write.Value.Root);
+    if (!Param || Param->getDeclContext() != Callee ||
+        llvm::any_of(Summary->RawWrittenParameters, [&](const auto &W) {
+          return W.Parameter == Param;
+        }))
+      continue;
+    FunctionSummary::ParameterWrite Written{Param->getFunctionScopeIndex(),
+                                            Write.Call};
+    Written.Parameter = Param;
+    Written.DetachSite = Write.Value.AliasSite;
+    Written.DetachOperator = Write.Value.AliasOperator;
+    Summary->RawWrittenParameters.push_back(Written);
   }
   auto WritesMember = [&](const WriteEvent &Write) {
     const auto *Field = dyn_cast_or_null<FieldDecl>(Write.Value.Root);
@@ -886,6 +904,28 @@ static bool isOptionalTensor(QualType Type) {
          isTensorType(Spec->getTemplateArgs()[0].getAsType());
 }
 
+// Note [Outputs of library modules]
+// `seq->forward(x)` on a Sequential (or another module of libtorch whose
+// forward the operator table does not measure, as it does Linear's) runs
+// its modules, each of which returns a new tensor: the output is a new
+// tensor, and the variable that holds it (or a view of it) its root, as for
+// a measured module. A forward whose body the translation unit defines is
+// summarised instead.
+static bool isLibraryModuleForward(const FunctionDecl *Callee) {
+  const auto *Method = dyn_cast_or_null<CXXMethodDecl>(Callee);
+  if (!Method || !isLibtorchDecl(Method) ||
+      !(Method->getOverloadedOperator() == OO_Call ||
+        (Method->getIdentifier() && Method->getName() == "forward")))
+    return false;
+  const CXXRecordDecl *Class = Method->getParent();
+  auto IsModule = [](const CXXRecordDecl *Record) {
+    return Record->getIdentifier() && Record->getName() == "Module" &&
+           isLibtorchDecl(Record);
+  };
+  return Class && Class->hasDefinition() &&
+         !Class->forallBases([&](const CXXRecordDecl *Base) { return !IsModule(Base); });
+}
+
 AliasValue
 FunctionAliasAnalysis::evaluateCall(const CallExpr *Call,
                                     const AliasEnvironment &Environment) const {
@@ -1015,6 +1055,8 @@ FunctionAliasAnalysis::evaluateCall(const CallExpr *Call,
 
   if (!isTracked(Call->getType()))
     return temporary(Origin::Unknown);
+  if (isLibraryModuleForward(Callee) && isTensorType(Call->getType()))
+    return temporary(Origin::Fresh);
   const FunctionSummary *Summary = Context.callSummary(Call);
   if (!Summary)
     return temporary(Origin::Unknown);
@@ -1102,6 +1144,8 @@ void FunctionAliasAnalysis::transfer(const Stmt *S,
       analyzeLambda(Lambda, Environment);
     return;
   }
+  if (Record)
+    recordRawWrites(S, Environment, Block, Element);
   const auto *Call = dyn_cast<CallExpr>(S);
   if (!Call)
     return;
@@ -1315,6 +1359,141 @@ void FunctionAliasAnalysis::recordWrites(const CallExpr *Call,
   }
 }
 
+// Note [Element writes through an accessor]
+// `auto a = u.accessor<float, 1>(); a[0] = 0.0f;` and `u.data_ptr<float>()[i]
+// = v` write u's elements through a raw view of its storage. Like a write
+// through `.data()`, it shares the storage and not the version counter:
+// autograd cannot see it, and a backward that saved u computes its
+// gradients from the new values without an error. A write is an
+// assignment (`=`, `+=`, ...), or `++`/`--`, of an element reached by
+// subscripts or `*` from `t.accessor<T, N>()`, a packed accessor or
+// `t.data_ptr<T>()` (`mutable_data_ptr`), spelled in place or held by a
+// local never assigned (`float *p = u.data_ptr<float>();`). A call of a
+// function of the translation unit that makes such a write on its
+// parameter makes it on the argument (RawWrittenParameters). The writes
+// are kept apart from writes(): a kernel that fills its output through an
+// accessor is no in-place operation for the other checks.
+/// For an element write through an accessor or a data pointer: the
+/// `accessor()` or `data_ptr()` call it goes through.
+static const CXXMemberCallExpr *rawElementWrite(const Stmt *S) {
+  static constexpr llvm::StringLiteral RawViews[] = {
+      "accessor",          "packed_accessor", "packed_accessor32",
+      "packed_accessor64", "data_ptr",        "mutable_data_ptr"};
+  const Expr *Element = nullptr;
+  if (const auto *Assign = dyn_cast<BinaryOperator>(S);
+      Assign && Assign->isAssignmentOp())
+    Element = Assign->getLHS();
+  else if (const auto *Step = dyn_cast<UnaryOperator>(S);
+           Step && Step->isIncrementDecrementOp())
+    Element = Step->getSubExpr();
+  else if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(S);
+           Operator && Operator->isAssignmentOp() && Operator->getNumArgs() == 2)
+    Element = Operator->getArg(0); // an element of class type (c10::Half)
+  if (!Element)
+    return nullptr;
+  // Down the subscripts and dereferences to the accessor or pointer.
+  const Expr *E = Element->IgnoreParenImpCasts();
+  bool Indexed = false;
+  while (true) {
+    if (const auto *Subscript = dyn_cast<ArraySubscriptExpr>(E)) {
+      E = Subscript->getBase()->IgnoreParenImpCasts();
+    } else if (const auto *Index = dyn_cast<CXXOperatorCallExpr>(E);
+               Index && Index->getOperator() == OO_Subscript) {
+      E = Index->getArg(0)->IgnoreParenImpCasts();
+    } else if (const auto *Deref = dyn_cast<UnaryOperator>(E);
+               Deref && Deref->getOpcode() == UO_Deref) {
+      E = Deref->getSubExpr()->IgnoreParenImpCasts();
+    } else if (const auto *Offset = dyn_cast<BinaryOperator>(E);
+               Offset && Offset->isAdditiveOp() && Indexed == false &&
+               Offset->getLHS()->getType()->isPointerType()) {
+      E = Offset->getLHS()->IgnoreParenImpCasts();
+      continue;
+    } else {
+      break;
+    }
+    Indexed = true;
+  }
+  if (!Indexed)
+    return nullptr;
+  for (unsigned Depth = 0; Depth < 4; ++Depth) {
+    const auto *Ref = dyn_cast<DeclRefExpr>(E);
+    const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+    if (!Var)
+      break;
+    if (!Var->isLocalVarDecl() || !Var->getInit() || !neverAssigned(Var))
+      return nullptr;
+    E = Var->getInit()->IgnoreImplicit();
+    while (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+      if (Construct->getNumArgs() != 1)
+        return nullptr;
+      E = Construct->getArg(0)->IgnoreImplicit();
+    }
+  }
+  const auto *Call = dyn_cast<CXXMemberCallExpr>(E);
+  const CXXMethodDecl *Method = Call ? Call->getMethodDecl() : nullptr;
+  if (!Method || !Method->getIdentifier() ||
+      !llvm::is_contained(RawViews, Method->getName()) ||
+      !isTensorType(Call->getImplicitObjectArgument()->getType()))
+    return nullptr;
+  return Call;
+}
+
+void FunctionAliasAnalysis::recordRawWrites(const Stmt *S,
+                                            const AliasEnvironment &Environment,
+                                            unsigned Block, unsigned Element) {
+  auto Record = [&](const Expr *Site, const Expr *Target,
+                    llvm::StringRef Operator) -> WriteEvent & {
+    WriteEvent Write;
+    Write.Call = Site;
+    Write.Target = Target;
+    Write.Value = evaluate(Target, Environment);
+    Write.Operator = Context.intern(Operator);
+    Write.Owner = this;
+    Write.Block = Block;
+    Write.Element = Element;
+    Write.RawElements = true;
+    RawWrites.push_back(std::move(Write));
+    return RawWrites.back();
+  };
+  if (const CXXMemberCallExpr *Raw = rawElementWrite(S)) {
+    std::string Operator = "operator";
+    if (const auto *Assign = dyn_cast<BinaryOperator>(S))
+      Operator += Assign->getOpcodeStr().str();
+    else if (const auto *Step = dyn_cast<UnaryOperator>(S))
+      Operator += UnaryOperator::getOpcodeStr(Step->getOpcode()).str();
+    else
+      Operator += "=";
+    WriteEvent &Write =
+        Record(cast<Expr>(S), Raw->getImplicitObjectArgument(), Operator);
+    Write.Value.Rel = Relation::Detached;
+    Write.Value.AliasSite = Raw;
+    Write.Value.AliasOperator = Raw->getMethodDecl()->getName();
+    return;
+  }
+  const auto *Call = dyn_cast<CallExpr>(S);
+  const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+  const FunctionSummary *Summary = Callee ? Context.callSummary(Call) : nullptr;
+  if (!Summary)
+    return;
+  unsigned Offset = firstArgumentOffset(Call, Callee);
+  for (const FunctionSummary::ParameterWrite &Param :
+       Summary->RawWrittenParameters) {
+    unsigned Arg = Param.Index + Offset;
+    if (Arg >= Call->getNumArgs())
+      continue;
+    WriteEvent &Write = Record(Call, Call->getArg(Arg), calleeName(Call, Callee));
+    Write.CalleeWrite = Param.Site;
+    Write.CalleeParam = Param.Parameter;
+    if (!Write.Value.Root || Write.Value.isView()) {
+      RawWrites.pop_back();
+      continue;
+    }
+    Write.Value.Rel = Relation::Detached;
+    Write.Value.AliasSite = Param.DetachSite;
+    Write.Value.AliasOperator = Param.DetachOperator;
+  }
+}
+
 /// At a call, the writes of its arguments' members that the callee makes
 /// (Note [Members of an argument written by a helper]): the Target is the
 /// argument, the Value's root the member.
@@ -1401,6 +1580,8 @@ void FunctionAliasAnalysis::analyzeLambda(const LambdaExpr *Lambda,
   Writes.insert(Writes.end(), Inner->Writes.begin(), Inner->Writes.end());
   MemberWrites.insert(MemberWrites.end(), Inner->MemberWrites.begin(),
                       Inner->MemberWrites.end());
+  RawWrites.insert(RawWrites.end(), Inner->RawWrites.begin(),
+                   Inner->RawWrites.end());
   Escapes.insert(Escapes.end(), Inner->Escapes.begin(), Inner->Escapes.end());
   Lambdas.push_back(std::move(Inner));
 }

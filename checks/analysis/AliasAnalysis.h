@@ -143,6 +143,9 @@ struct WriteEvent {
   /// A member of the argument Target, written by the callee (Note [Members
   /// of an argument written by a helper]); the Value's root is the member.
   bool ArgumentMember = false;
+  /// Writes elements through an accessor or a data pointer (Note [Element
+  /// writes through an accessor]): one of rawWrites().
+  bool RawElements = false;
   /// Variables that held the root's storage at the write: a copy of its
   /// handle, or a view of it other than the one written.
   llvm::SmallVector<const VarDecl *, 2> RootHolders;
@@ -203,6 +206,10 @@ struct FunctionSummary {
     const ParmVarDecl *Parameter = nullptr;
   };
   std::vector<ParameterWrite> WrittenParameters;
+  /// Parameters whose elements the function writes through an accessor or
+  /// a data pointer (Note [Element writes through an accessor]); DetachSite
+  /// is the `accessor()` or `data_ptr()` call.
+  std::vector<ParameterWrite> RawWrittenParameters;
   /// Parameters the function keeps beyond the call (Note [Escapes]).
   std::vector<ParameterWrite> KeptParameters;
   /// The parameter whose alias the function returns, and how it relates.
@@ -321,6 +328,13 @@ public:
   /// rule reads them (Note [A view read after its base changed]).
   const std::vector<WriteEvent> &memberWrites() const { return MemberWrites; }
 
+  /// Element writes through an accessor or a data pointer of a tensor (Note
+  /// [Element writes through an accessor]), and calls of functions of the
+  /// translation unit that make them on an argument: the Target is the
+  /// tensor, the Value detached at the `accessor()` or `data_ptr()` call.
+  /// Kept apart from writes(): only libtorch-detached-write reads them.
+  const std::vector<WriteEvent> &rawWrites() const { return RawWrites; }
+
   /// Every escape of a tensor (Note [Escapes]), lambda bodies included.
   const std::vector<EscapeEvent> &escapes() const { return Escapes; }
 
@@ -368,6 +382,8 @@ private:
                                    const FunctionSummary &Summary,
                                    const AliasEnvironment &Environment,
                                    unsigned Block, unsigned Element);
+  void recordRawWrites(const Stmt *S, const AliasEnvironment &Environment,
+                       unsigned Block, unsigned Element);
   void recordMemberWrites(const CXXMemberCallExpr *Call,
                           const AliasEnvironment &Environment, unsigned Block,
                           unsigned Element);
@@ -396,6 +412,7 @@ private:
   std::unique_ptr<CFG> Cfg;
   std::vector<WriteEvent> Writes;
   std::vector<WriteEvent> MemberWrites;
+  std::vector<WriteEvent> RawWrites;
   std::vector<EscapeEvent> Escapes;
   std::optional<AliasValue> Returned;
   llvm::DenseMap<const Expr *, const VarDecl *> ViewBindings;

@@ -654,6 +654,55 @@ returnedSaves(const FunctionDecl &Function, const OperatorTable &Ops,
   return Found;
 }
 
+// Note [Saved by a function of its arguments]
+// `auto loss = residual(u, g).pow(2).mean();`, where the function of the
+// translation unit computes `0.5 * u.pow(2)` from its parameter, saves the
+// caller's `u` for the backward of `loss`, as `u.pow(2)` in the caller
+// would: a write into `u` before that backward corrupts it. A parameter is
+// saved when an operation of the function saves it (or a view of it) as an
+// input; the save is definite when that operation has no other tensor
+// operand, and possible otherwise (`u.mul(w)` saves `u` only if `w`
+// requires grad). At the call, the argument must be a named tensor of the
+// caller's graph, with grad mode on; a function that disables grad mode, or
+// assigns the parameter another tensor, saves nothing of it.
+static void
+addParameterSaves(const FunctionDecl &Function, const OperatorTable &Ops,
+                  const SavedTensorTable &Saved,
+                  llvm::function_ref<const ValueDecl *(const Expr *)> ViewedDecl,
+                  llvm::SmallVector<ReturnedSave, 2> &Found) {
+  forEachStmt(
+      Function.getBody(),
+      [&](const Stmt *S) {
+        const auto *Call = dyn_cast<CallExpr>(S);
+        std::optional<TensorCall> Tensor =
+            Call ? resolveTensorCall(Call, Ops) : std::nullopt;
+        if (!Tensor)
+          return;
+        SavedOperands What = savedOperands(*Tensor, Saved, Ops);
+        unsigned TensorOperands = llvm::count_if(Tensor->Args, [](const Expr *Arg) {
+          return mayHoldTensor(Arg->getType());
+        });
+        for (unsigned Position : What.Inputs) {
+          const auto *Param =
+              dyn_cast_or_null<ParmVarDecl>(ViewedDecl(Tensor->Args[Position]));
+          if (!Param || Param->getDeclContext() != &Function ||
+              !neverAssigned(Param) ||
+              llvm::any_of(Found, [&](const ReturnedSave &Known) {
+                return Known.Parameter == Param->getFunctionScopeIndex();
+              }))
+            continue;
+          ReturnedSave Save;
+          Save.Saver = Call;
+          Save.Operator =
+              Tensor->MeasuredSaves ? Tensor->Spelling : Tensor->Effect.Operator;
+          Save.Parameter = Param->getFunctionScopeIndex();
+          Save.Definite = TensorOperands == 1;
+          Found.push_back(Save);
+        }
+      },
+      /*IntoLambdas=*/false);
+}
+
 void AutogradAnalysis::recordHelperSave(const CallExpr *Call) {
   const FunctionDecl *Callee = Call->getDirectCallee();
   const FunctionDecl *Definition = nullptr;
@@ -664,8 +713,13 @@ void AutogradAnalysis::recordHelperSave(const CallExpr *Call) {
     return;
   // Each callee's body is read once per analysis.
   auto [Known, New] = HelperSaves.try_emplace(Definition);
-  if (New)
+  if (New) {
     Known->second = returnedSaves(*Definition, *Ops, *Saved);
+    if (!disablesGradMode(*Definition))
+      addParameterSaves(
+          *Definition, *Ops, *Saved,
+          [&](const Expr *E) { return viewedDecl(E); }, Known->second);
+  }
   if (Known->second.empty())
     return;
   // A module's forward computes from the module's parameters.
@@ -682,6 +736,18 @@ void AutogradAnalysis::recordHelperSave(const CallExpr *Call) {
     return;
   const auto *Bound = dyn_cast<DecompositionDecl>(Consumer);
   for (const ReturnedSave &Save : Known->second) {
+    if (Save.Parameter) {
+      unsigned Index = *Save.Parameter + (isa<CXXOperatorCallExpr>(Call) &&
+                                                  isa<CXXMethodDecl>(Callee)
+                                              ? 1
+                                              : 0);
+      const ValueDecl *Input =
+          Index < Call->getNumArgs() ? viewedDecl(Call->getArg(Index)) : nullptr;
+      if (Input && isPartOfGraph(Call->getArg(Index), Call->getBeginLoc()))
+        Saves.push_back({Call, Save.Operator, Input, /*IsResult=*/false,
+                         Save.Definite, Consumer, Save.Saver});
+      continue;
+    }
     if (Save.Element) {
       if (Bound && *Save.Element < Bound->bindings().size())
         Saves.push_back({Call, Save.Operator, Bound->bindings()[*Save.Element],

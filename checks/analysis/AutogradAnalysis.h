@@ -100,6 +100,12 @@ struct ReturnedSave {
   const FieldDecl *Field = nullptr;
   /// The element of a returned std::tuple or std::pair that holds it.
   std::optional<unsigned> Element;
+  /// For a parameter of the function that an operation in it saved as an
+  /// input (Note [Saved by a function of its arguments]): its index. Field
+  /// and Element are unset; Definite says whether the operation saves it
+  /// whatever else requires grad.
+  std::optional<unsigned> Parameter;
+  bool Definite = true;
 };
 
 /// A module call whose forward saved the module's state for a backward

@@ -749,6 +749,24 @@ const Expr *skipHandleCopies(const Expr *E) {
   return E;
 }
 
+// Note [Conversions told to copy]
+// `t.to(torch::kCPU, /*non_blocking=*/false, /*copy=*/true)` returns a new
+// tensor even where t already has the device and dtype asked for; with
+// `copy` false (the default) it returns t itself there. Every overload of
+// `to` takes `copy`, so a call whose `copy` argument is a constant true
+// aliases nothing.
+static bool toldToCopy(const CallExpr *Call, const FunctionDecl *Callee) {
+  for (unsigned I = 0; I < Callee->getNumParams() && I < Call->getNumArgs(); ++I) {
+    const ParmVarDecl *Param = Callee->getParamDecl(I);
+    bool Value = false;
+    if (Param->getIdentifier() && Param->getName() == "copy" &&
+        !isa<CXXDefaultArgExpr>(Call->getArg(I)) &&
+        Call->getArg(I)->EvaluateAsBooleanCondition(Value, Callee->getASTContext()))
+      return Value;
+  }
+  return false;
+}
+
 std::optional<TensorCall> resolveTensorCall(const CallExpr *Call,
                                             const OperatorTable &Table) {
   const FunctionDecl *Callee = Call->getDirectCallee();
@@ -762,8 +780,11 @@ std::optional<TensorCall> resolveTensorCall(const CallExpr *Call,
     if (!Method || !isTensorRecord(Method->getParent()))
       return std::nullopt;
     llvm::SmallVector<const Expr *, 4> Rest(Call->arguments());
-    return resolveMethodCall(Call, Method, Member->getImplicitObjectArgument(),
-                             Rest, Table);
+    std::optional<TensorCall> Result = resolveMethodCall(
+        Call, Method, Member->getImplicitObjectArgument(), Rest, Table);
+    if (Result && toldToCopy(Call, Method))
+      Result->Effect.ResultAliases.reset();
+    return Result;
   }
   if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(Call)) {
     const auto *Method = dyn_cast<CXXMethodDecl>(Callee);
@@ -821,11 +842,16 @@ bool neverAssigned(const VarDecl *Var) {
     return false;
   bool Assigned = false;
   forEachStmt(Function->getBody(), [&](const Stmt *S) {
-    const auto *Assign = dyn_cast<CXXOperatorCallExpr>(S);
-    if (Assign && Assign->isAssignmentOp())
-      if (const auto *Ref =
-              dyn_cast<DeclRefExpr>(Assign->getArg(0)->IgnoreParenImpCasts()))
-        Assigned |= Ref->getDecl() == Var;
+    const Expr *Lhs = nullptr;
+    if (const auto *Assign = dyn_cast<CXXOperatorCallExpr>(S);
+        Assign && Assign->isAssignmentOp())
+      Lhs = Assign->getArg(0);
+    else if (const auto *Builtin = dyn_cast<BinaryOperator>(S);
+             Builtin && Builtin->isAssignmentOp())
+      Lhs = Builtin->getLHS(); // a pointer or a number
+    if (const auto *Ref =
+            Lhs ? dyn_cast<DeclRefExpr>(Lhs->IgnoreParenImpCasts()) : nullptr)
+      Assigned |= Ref->getDecl() == Var;
   });
   return !Assigned;
 }

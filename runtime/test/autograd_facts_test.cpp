@@ -109,6 +109,28 @@ TEST(AutogradFacts, WritingThroughDataCorruptsTheGradientSilently) {
   EXPECT_TRUE(torch::allclose(x.grad(), 2 * (original + 1)));
 }
 
+// Note [Element writes through an accessor]: an accessor and a data pointer
+// do not bump the version counter either, so a write through them into a
+// tensor pow saved goes unnoticed, and the gradient uses the new values.
+TEST(AutogradFacts, WritingThroughAnAccessorCorruptsTheGradientSilently) {
+  torch::manual_seed(3);
+  torch::Tensor x = torch::rand({3}, torch::kDouble).requires_grad_();
+  torch::Tensor u = x * 1.0;
+  torch::Tensor original = u.detach().clone();
+  torch::Tensor y = u.pow(2);
+  auto version = u._version();
+  auto a = u.accessor<double, 1>();
+  a[0] = 5.0;
+  u.data_ptr<double>()[1] += 1.0;
+  EXPECT_EQ(u._version(), version);
+  EXPECT_EQ(backwardError(y), "");
+  torch::Tensor changed = original.clone();
+  changed[0] = 5.0;
+  changed[1] += 1.0;
+  EXPECT_FALSE(torch::allclose(x.grad(), 2 * original));
+  EXPECT_TRUE(torch::allclose(x.grad(), 2 * changed));
+}
+
 // `detach()` shares the version counter, so the same write makes backward
 // throw instead.
 TEST(AutogradFacts, WritingThroughDetachMakesBackwardThrow) {

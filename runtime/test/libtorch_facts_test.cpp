@@ -110,6 +110,32 @@ TEST(LibtorchFacts, ToADifferentDtypeCopiesAndToTheSameDtypeDoesNot) {
   EXPECT_TRUE(same.is_same(scaled));
 }
 
+// Note [Conversions told to copy]: `to()` to what a tensor already is
+// returns the tensor itself, unless `copy` is true.
+TEST(LibtorchFacts, AConversionToldToCopyReturnsANewTensor) {
+  torch::Tensor logits = torch::rand({2, 3});
+  torch::Tensor same = logits.to(torch::kCPU);
+  torch::Tensor copied = logits.to(torch::kCPU, /*non_blocking=*/false, /*copy=*/true);
+  torch::Tensor copiedDtype = logits.to(torch::kFloat, false, true);
+  EXPECT_TRUE(same.is_same(logits));
+  EXPECT_NE(copied.data_ptr(), logits.data_ptr());
+  EXPECT_NE(copiedDtype.data_ptr(), logits.data_ptr());
+  torch::Tensor before = copied.clone();
+  logits.div_(2);
+  EXPECT_TRUE(torch::equal(copied, before));
+}
+
+// Note [Outputs of library modules]: a Sequential's forward returns a new
+// tensor, not its input or a view of it.
+TEST(LibtorchFacts, ASequentialReturnsANewTensor) {
+  torch::nn::Sequential net(torch::nn::Linear(3, 4), torch::nn::Tanh(),
+                            torch::nn::Linear(4, 3));
+  torch::Tensor x = torch::rand({2, 3});
+  torch::Tensor y = net->forward(x);
+  EXPECT_NE(y.data_ptr(), x.data_ptr());
+  EXPECT_NE(y.storage().data(), x.storage().data());
+}
+
 // Note [A view read after its base changed]: a view of part of a tensor,
 // whichever operator takes it, reads the tensor's current values after an
 // in-place write of the tensor; a clone keeps the old ones. A tensor

@@ -287,3 +287,46 @@ private:
   std::vector<torch::Tensor> params_;
   RealPeerAverage sync_;
 };
+
+// Note [Element writes through an accessor]: the real TensorAccessor and
+// data_ptr<T>().
+void pinBoundary(torch::Tensor &u) {
+  auto a = u.accessor<float, 1>();
+  a[0] = 0.0f;
+  a[a.size(0) - 1] = 0.0f;
+}
+
+void PositiveAccessorHelperBeforeBackward(torch::nn::Linear net, torch::Tensor x) {
+  auto u = net->forward(x).squeeze(1);
+  auto loss = u.pow(2).mean();
+  pinBoundary(u);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'pinBoundary' writes elements through 'accessor()' into local 'u', which 'pow' saved for backward; an accessor or a data pointer does not bump the version counter, so backward computes wrong gradients without an error [libtorch-detached-write]
+  loss.backward();
+}
+
+void PositiveDataPointerBeforeBackward(torch::nn::Linear net, torch::Tensor x) {
+  auto u = torch::sigmoid(net->forward(x));
+  auto loss = u.sum();
+  u.data_ptr<float>()[0] = 1.0f;
+  // CHECK-MESSAGES: :[[@LINE-1]]:26: warning: 'operator=' writes elements through 'data_ptr()' into local 'u', which 'sigmoid' saved for backward; an accessor or a data pointer does not bump the version counter, so backward computes wrong gradients without an error [libtorch-detached-write]
+  loss.backward();
+}
+
+void NegativeAccessorAfterBackward(torch::nn::Linear net, torch::Tensor x) {
+  auto u = net->forward(x).squeeze(1);
+  auto loss = u.pow(2).mean();
+  loss.backward();
+  pinBoundary(u);
+}
+
+// Note [Saved by a function of its arguments] and Note [Outputs of library
+// modules], on the real Sequential.
+torch::Tensor burgersFlux(const torch::Tensor &u) { return 0.5 * u.pow(2); }
+
+void PositiveSequentialOutputSavedByAHelper(torch::nn::Sequential net, torch::Tensor x) {
+  auto u = net->forward(x).squeeze(1);
+  auto loss = burgersFlux(u).mean();
+  u.data().clamp_(-1, 1);
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'clamp_' writes through 'data()' into local 'u', which 'pow' saved for backward; 'data()' does not share the version counter, so backward computes wrong gradients without an error [libtorch-detached-write]
+  loss.backward();
+}

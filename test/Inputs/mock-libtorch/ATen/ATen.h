@@ -121,6 +121,18 @@ constexpr c10::nullopt_t None = c10::nullopt;
 constexpr EllipsisIndexType Ellipsis{};
 } // namespace indexing
 
+// ATen/core/TensorAccessor.h: element access without autograd.
+template <typename T, size_t N> class TensorAccessor {
+public:
+  TensorAccessor<T, N - 1> operator[](int64_t i) const;
+  int64_t size(int64_t i) const;
+};
+template <typename T> class TensorAccessor<T, 1> {
+public:
+  T &operator[](int64_t i) const;
+  int64_t size(int64_t i) const;
+};
+
 class TensorBase {
 public:
   int64_t dim() const;
@@ -132,6 +144,8 @@ public:
   bool requires_grad() const;
   void *data_ptr() const;
   template <typename T> T *data_ptr() const;
+  template <typename T, size_t N> TensorAccessor<T, N> accessor() const &;
+  template <typename T, size_t N> TensorAccessor<T, N> accessor() && = delete;
   c10::TensorImpl *unsafeGetTensorImpl() const;
   const c10::Storage &storage() const;
   bool is_same(const TensorBase &other) const;
