@@ -1276,18 +1276,27 @@ static std::string calleeName(const CallExpr *Call, const FunctionDecl *Callee) 
   return Callee->getNameAsString();
 }
 
+WriteEvent FunctionAliasAnalysis::newWrite(const Expr *Site, const Expr *Target,
+                                           llvm::StringRef Operator,
+                                           const AliasEnvironment &Environment,
+                                           unsigned Block, unsigned Element) {
+  WriteEvent Write;
+  Write.Call = Site;
+  Write.Target = Target;
+  Write.Value = evaluate(Target, Environment);
+  Write.Operator = Context.intern(Operator);
+  Write.Owner = this;
+  Write.Block = Block;
+  Write.Element = Element;
+  return Write;
+}
+
 void FunctionAliasAnalysis::recordWrites(const CallExpr *Call,
                                          const AliasEnvironment &Environment,
                                          unsigned Block, unsigned Element) {
   auto Record = [&](const Expr *Target, llvm::StringRef Operator) -> WriteEvent & {
-    WriteEvent Write;
-    Write.Call = Call;
-    Write.Target = Target;
-    Write.Value = evaluate(Target, Environment);
-    Write.Operator = Context.intern(Operator);
-    Write.Owner = this;
-    Write.Block = Block;
-    Write.Element = Element;
+    WriteEvent Write =
+        newWrite(Call, Target, Operator, Environment, Block, Element);
     // Who else holds the root's storage: a copy of its handle, or another
     // view of it than the one written.
     const auto *Written = dyn_cast_or_null<DeclRefExpr>(skipHandleCopies(Target));
@@ -1443,14 +1452,8 @@ void FunctionAliasAnalysis::recordRawWrites(const Stmt *S,
                                             unsigned Block, unsigned Element) {
   auto Record = [&](const Expr *Site, const Expr *Target,
                     llvm::StringRef Operator) -> WriteEvent & {
-    WriteEvent Write;
-    Write.Call = Site;
-    Write.Target = Target;
-    Write.Value = evaluate(Target, Environment);
-    Write.Operator = Context.intern(Operator);
-    Write.Owner = this;
-    Write.Block = Block;
-    Write.Element = Element;
+    WriteEvent Write =
+        newWrite(Site, Target, Operator, Environment, Block, Element);
     Write.RawElements = true;
     RawWrites.push_back(std::move(Write));
     return RawWrites.back();

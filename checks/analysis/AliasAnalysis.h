@@ -376,6 +376,11 @@ private:
                 unsigned Block, unsigned Element);
   void bind(const VarDecl *Var, AliasValue Value, const Expr *Init,
             AliasEnvironment &Environment, bool Record);
+  /// A write at Site of Target, with Target's value there.
+  WriteEvent newWrite(const Expr *Site, const Expr *Target,
+                      llvm::StringRef Operator,
+                      const AliasEnvironment &Environment, unsigned Block,
+                      unsigned Element);
   void recordWrites(const CallExpr *Call, const AliasEnvironment &Environment,
                     unsigned Block, unsigned Element);
   void recordParameterMemberWrites(const CallExpr *Call,
