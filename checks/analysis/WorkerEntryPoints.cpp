@@ -491,6 +491,37 @@ static const Stmt *workerBody(const WorkerSpawn &Spawn) {
 }
 
 /// Whether E spawns a worker whose callable reads Field.
+const FieldDecl *keeperOf(const Expr *Object) {
+  for (unsigned Depth = 0; Object && Depth < 4; ++Depth) {
+    Object = Object->IgnoreParenImpCasts();
+    if (const FieldDecl *Field = memberOfThis(Object))
+      return Field;
+    if (const auto *Index = dyn_cast<CXXOperatorCallExpr>(Object);
+        Index && Index->getOperator() == OO_Subscript) {
+      Object = Index->getArg(0);
+    } else if (const auto *Element = dyn_cast<CXXMemberCallExpr>(Object);
+               Element && Element->getMethodDecl() &&
+               Element->getMethodDecl()->getIdentifier() &&
+               llvm::is_contained({llvm::StringRef("at"), llvm::StringRef("front"),
+                                   llvm::StringRef("back")},
+                                  Element->getMethodDecl()->getName())) {
+      Object = Element->getImplicitObjectArgument();
+    } else if (const auto *Ref = dyn_cast<DeclRefExpr>(Object)) {
+      // The variable of a range-for: its range.
+      const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+      const auto *Function = Var ? dyn_cast_or_null<FunctionDecl>(
+                                       Var->getParentFunctionOrMethod())
+                                 : nullptr;
+      if (!Function || !Function->getBody())
+        return nullptr;
+      Object = rangeForInits(Function->getBody()).lookup(Var);
+    } else {
+      return nullptr;
+    }
+  }
+  return nullptr;
+}
+
 /// Whether E is a handle to the member Field of `this`: `logits_`, or a
 /// local never assigned that was initialised with one (`auto logits =
 /// logits_;`), which shares the member's storage.
@@ -662,7 +693,7 @@ WorkerEntryPoints::lastingWorkerReading(const CXXRecordDecl *Class,
         const CXXMethodDecl *Method = Call->getMethodDecl();
         if (Method && Method->getIdentifier() &&
             llvm::is_contained(JoinMethods, Method->getName()) &&
-            memberOfThis(Call->getImplicitObjectArgument()) == Keeper &&
+            keeperOf(Call->getImplicitObjectArgument()) == Keeper &&
             SM.isBeforeInTranslationUnit(Spawn->getBeginLoc(),
                                          Call->getBeginLoc()))
           Joined = true;

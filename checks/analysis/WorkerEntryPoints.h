@@ -135,6 +135,13 @@ bool isQueueStore(const CXXMemberCallExpr *Call);
 /// The member of `this` that E names (`tasks_`, `this->tasks_`), or null.
 const FieldDecl *memberOfThis(const Expr *E);
 
+/// The member of `this` whose thread or future Object names: the member
+/// itself (`worker_`), an element of it (`pending_[i]`, `pending_.back()`),
+/// or the variable of a range-for over it (`for (auto &f : pending_)
+/// f.wait();`); null for anything else. Note [Workers that outlive their
+/// method].
+const FieldDecl *keeperOf(const Expr *Object);
+
 /// The object that `std::ref(x)` or `std::cref(x)` refers to: x. Null for
 /// any other expression.
 const Expr *referencedObject(const Expr *E);

@@ -2227,12 +2227,8 @@ void WorkerRaceAnalysis::findMemberRaces(const CXXMethodDecl *Method) {
       continue;
     bool JoinedBefore = llvm::any_of(Joins, [&](const CallExpr *Join) {
       const auto *Call = dyn_cast<CXXMemberCallExpr>(Join);
-      const auto *Access =
-          Call ? dyn_cast<MemberExpr>(
-                     Call->getImplicitObjectArgument()->IgnoreParenImpCasts())
-               : nullptr;
-      return Worker->Keeper && Access &&
-             Access->getMemberDecl() == Worker->Keeper &&
+      return Worker->Keeper && Call &&
+             keeperOf(Call->getImplicitObjectArgument()) == Worker->Keeper &&
              SM->isBeforeInTranslationUnit(Join->getBeginLoc(),
                                            Write.Call->getBeginLoc());
     });

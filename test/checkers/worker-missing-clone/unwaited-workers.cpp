@@ -166,3 +166,26 @@ private:
   torch::Tensor items_ = torch::zeros({16, 8});
   std::vector<std::future<double>> pending_;
 };
+
+// Every kept future is waited for, through a range-for over the member or
+// an element of it, before the update.
+class WaitedTrainer {
+public:
+  void scheduleEval(const torch::Tensor &queries) {
+    pending_.push_back(std::async(std::launch::deferred, recall, items_, queries));
+  }
+  void update(const torch::Tensor &grad) {
+    for (auto &f : pending_)
+      f.wait();
+    items_.sub_(grad);
+  }
+  void decay() {
+    pending_.back().wait();
+    pending_[0].wait();
+    items_.mul_(0.9);
+  }
+
+private:
+  torch::Tensor items_ = torch::zeros({16, 8});
+  std::vector<std::future<double>> pending_;
+};
