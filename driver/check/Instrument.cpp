@@ -419,7 +419,8 @@ const Expr *SiteFinder::writtenTensor(const CallExpr *Call, const StaticFinding 
 std::string SiteFinder::viewWrite(const StaticFinding &F, std::vector<Wrap> &Wraps,
                                   std::vector<std::string> &Validators) {
   llvm::StringRef Message = F.Message;
-  if (Message.contains("holds a view of part of it"))
+  if (Message.contains("holds a view of part of it") ||
+      Message.contains("holds a view of all of it"))
     return std::string(StaleViewSkip);
   if (Message.contains("is a copy of the handle"))
     return std::string(SnapshotSkip);
