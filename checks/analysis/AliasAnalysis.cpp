@@ -1424,13 +1424,17 @@ static const CXXMemberCallExpr *rawElementWrite(const Stmt *S) {
   }
   if (!Indexed)
     return nullptr;
+  // The locals that hold it; whether they are ever reassigned (a walk of
+  // the function) is asked last, of an accessor or pointer only.
+  llvm::SmallVector<const VarDecl *, 2> Holders;
   for (unsigned Depth = 0; Depth < 4; ++Depth) {
     const auto *Ref = dyn_cast<DeclRefExpr>(E);
     const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
     if (!Var)
       break;
-    if (!Var->isLocalVarDecl() || !Var->getInit() || !neverAssigned(Var))
+    if (!Var->isLocalVarDecl() || !Var->getInit())
       return nullptr;
+    Holders.push_back(Var);
     E = Var->getInit()->IgnoreImplicit();
     while (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
       if (Construct->getNumArgs() != 1)
@@ -1442,7 +1446,8 @@ static const CXXMemberCallExpr *rawElementWrite(const Stmt *S) {
   const CXXMethodDecl *Method = Call ? Call->getMethodDecl() : nullptr;
   if (!Method || !Method->getIdentifier() ||
       !llvm::is_contained(RawViews, Method->getName()) ||
-      !isTensorType(Call->getImplicitObjectArgument()->getType()))
+      !isTensorType(Call->getImplicitObjectArgument()->getType()) ||
+      !llvm::all_of(Holders, neverAssigned))
     return nullptr;
   return Call;
 }
