@@ -6,6 +6,7 @@
 #include "ModuleState.h"
 #include "ParameterSharing.h"
 #include "SavedTensors.h"
+#include "TensorModel.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
@@ -198,7 +199,7 @@ bool DetachedWriteCheck::checkDetachedWrite(const WriteEvent &Write,
     return false;
   // Note [Element writes through an accessor]: no version counter either.
   bool Raw = Write.RawElements;
-  bool ThroughData = Value.AliasOperator == "data" || Raw;
+  bool ThroughData = isDataMethod(Value.AliasOperator) || Raw;
   const ValueDecl *Root = Value.Root;
   const SavedTensor *Save =
       Autograd.savedFor(Root, Write.Call, /*DefiniteOnly=*/!ThroughData);
@@ -220,12 +221,12 @@ bool DetachedWriteCheck::checkDetachedWrite(const WriteEvent &Write,
   if (ThroughData) {
     if (!Save)
       return false;
-    diag(Loc, "'%0' writes through 'data()' into %1, which '%2' "
-              "%select{may have saved|saved}3 for backward; 'data()' does not "
+    diag(Loc, "'%0' writes through '%1()' into %2, which '%3' "
+              "%select{may have saved|saved}4 for backward; '%1()' does not "
               "share the version counter, so backward computes wrong "
               "gradients without an error")
-        << Write.Operator << describeRoot(Value) << Save->Operator
-        << Save->Definite;
+        << Write.Operator << Value.AliasOperator << describeRoot(Value)
+        << Save->Operator << Save->Definite;
     addAliasNotes(Write);
     noteSave(*Save, Autograd, Write.Call);
     return true;
@@ -344,7 +345,8 @@ void DetachedWriteCheck::checkModuleStateWrites(
     // on is refused at once; a buffer is not, nor a member that holds what
     // an operation computed (a recurrent state).
     bool AllowedWrite =
-        Write.ThroughData || Write.ThroughDetach || Write.InNoGradScope ||
+        !Write.ThroughData.empty() || Write.ThroughDetach ||
+        Write.InNoGradScope ||
         (Write.Member && (isRegisteredBuffer(Write.Member) ||
                           (!isRegisteredParameter(Write.Member) &&
                            !memberRequestsGrad(Write.Member))));
@@ -412,7 +414,8 @@ void DetachedWriteCheck::reportModuleStateWrite(const ModuleStateWrite &Write,
                                                 ASTContext &AST) {
   std::string State = describeModuleState(Write);
   bool Plural = !Write.Member;
-  unsigned Through = Write.ThroughData ? 0 : Write.ThroughDetach ? 1 : 2;
+  bool ThroughData = !Write.ThroughData.empty();
+  unsigned Through = ThroughData ? 0 : Write.ThroughDetach ? 1 : 2;
   std::string Module =
       sourceText(Save.Call.Module, AST.getSourceManager(), getLangOpts());
   if (const ModuleInstance Called = moduleInstanceOf(Save.Call.Module);
@@ -431,7 +434,7 @@ void DetachedWriteCheck::reportModuleStateWrite(const ModuleStateWrite &Write,
                                .str()
                          : "the forward of '" + Module + "'";
   static constexpr llvm::StringLiteral Consequence =
-      "%select{'data()' does not share the version counter, so backward "
+      "%select{'%6()' does not share the version counter, so backward "
       "computes wrong gradients without an error|backward throws 'one of the "
       "variables needed for gradient computation has been modified by an "
       "inplace operation'}";
@@ -439,13 +442,13 @@ void DetachedWriteCheck::reportModuleStateWrite(const ModuleStateWrite &Write,
   // is, in that function, with a note at the call that runs it between the
   // forward and the backward.
   diag(Write.Site->getExprLoc(),
-       ("'%0' writes %select{through 'data()' |through 'detach()' |}1into "
+       ("'%0' writes %select{through '%6()' |through 'detach()' |}1into "
         "%2 between %3 that saved %select{it|them}4 and the "
         "backward that needs %select{it|them}4; " +
         Consequence + "5")
            .str())
       << writerName(Write.Site, table()) << Through << State << Pass
-      << Plural << !Write.ThroughData;
+      << Plural << !ThroughData << Write.ThroughData;
   if (Write.Site != Write.Call)
     diag(Write.Call->getExprLoc(),
          "'%0' is called here, between the forward and the backward",

@@ -253,7 +253,7 @@ void collectTensorReads(const Stmt *S,
   if (!S || isa<LambdaExpr>(S))
     return;
   if (const auto *Call = dyn_cast<CXXMemberCallExpr>(S); Call && SkipDetached)
-    if (calleeName(Call) == "detach" || calleeName(Call) == "data")
+    if (isDetachingMethod(calleeName(Call)))
       return;
   if (const auto *E = dyn_cast<Expr>(S))
     if (const ValueDecl *Read = referencedDecl(E);
@@ -305,7 +305,7 @@ void AutogradAnalysis::collectReads(const Stmt *S, const ValueDecl *Result,
   // What is read through `detach()` or `data()` is not part of the graph.
   if (const auto *Call = dyn_cast<CXXMemberCallExpr>(S)) {
     llvm::StringRef Name = calleeName(Call);
-    if (Name == "detach" || Name == "data")
+    if (isDetachingMethod(Name))
       return;
   }
   if (const auto *E = dyn_cast<Expr>(S)) {
@@ -908,7 +908,7 @@ bool AutogradAnalysis::isDetachedOnItsWay(const CallExpr *Call) const {
        isa_and_nonnull<Expr>(Parent); Parent = Parents.getParent(Parent))
     if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Parent);
         Member &&
-        (calleeName(Member) == "detach" || calleeName(Member) == "data"))
+        isDetachingMethod(calleeName(Member)))
       return true;
   return false;
 }

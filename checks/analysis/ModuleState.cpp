@@ -427,7 +427,8 @@ ModuleStateAnalysis::follow(const Expr *Target, const Expr *Site,
         // storage. A possible alias may be a copy.
         if (Tensor->Effect.View == ViewKind::MayAlias)
           return std::nullopt;
-        Write.ThroughData |= Tensor->Special == SpecialOperation::Data;
+        if (Tensor->Special == SpecialOperation::Data)
+          Write.ThroughData = Tensor->Effect.Operator;
         Write.ThroughDetach |= Tensor->Special == SpecialOperation::Detach;
         E = Tensor->aliasedArgument();
         continue;
@@ -613,7 +614,8 @@ ModuleStateAnalysis::writesAt(const CallExpr *Call,
       continue;
     Write->Site = Param.Write.Site;
     Write->Call = Call;
-    Write->ThroughData |= Param.Write.ThroughData;
+    if (!Param.Write.ThroughData.empty())
+      Write->ThroughData = Param.Write.ThroughData;
     Write->ThroughDetach |= Param.Write.ThroughDetach;
     Write->InNoGradScope |= Param.Write.InNoGradScope;
     Result.push_back(*Write);

@@ -52,6 +52,7 @@
 #include <algorithm>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace clang::tidy::libtorch {
@@ -142,7 +143,9 @@ struct ModuleStateWrite {
   /// The call of the function the write is relative to that makes it:
   /// Site itself, or the call of the function that holds Site.
   const CallExpr *Call = nullptr;
-  bool ThroughData = false;   ///< Through `.data()`: no version bump.
+  /// Through `.data()` or `.variable_data()`, the spelling it uses: no
+  /// version bump.
+  std::string ThroughData;
   bool ThroughDetach = false; ///< Through `detach()`.
   /// The write is in a no-grad scope of its own function, so autograd
   /// allows it on a parameter (a leaf that requires grad).

@@ -145,7 +145,7 @@ std::optional<TensorCall> resolveMethodCall(const CallExpr *Call,
       Result.Effect = viewOfObject("index");
     return Result;
   }
-  if ((Name == "detach" || Name == "data") && NumArgs == 1) {
+  if (isDetachingMethod(Name) && NumArgs == 1) {
     Result.Special =
         Name == "detach" ? SpecialOperation::Detach : SpecialOperation::Data;
     Result.Effect = viewOfObject(Name);
@@ -660,6 +660,23 @@ bool keepsContiguity(const TensorCall &Call, const ASTContext &AST) {
   return false;
 }
 
+// Note [Views outside the graph]
+// `t.detach()` returns a tensor over t's storage that autograd does not
+// record; it shares t's version counter, so an in-place write through it
+// still makes a backward that needs t throw. `t.data()` and
+// `t.variable_data()` are one operation under two names (TensorBody.h says
+// so of `variable_data()`): a view that autograd does not record either,
+// and with a version counter of its own, so a write through it corrupts
+// the gradient without an error. runtime/test/autograd_facts_test.cpp
+// checks both against the library.
+bool isDetachingMethod(llvm::StringRef Name) {
+  return Name == "detach" || isDataMethod(Name);
+}
+
+bool isDataMethod(llvm::StringRef Name) {
+  return Name == "data" || Name == "variable_data";
+}
+
 bool asksOnlyMetadata(const CXXMethodDecl *Method) {
   static constexpr llvm::StringLiteral Metadata[] = {
       "size",          "sizes",           "dim",
@@ -668,6 +685,7 @@ bool asksOnlyMetadata(const CXXMethodDecl *Method) {
       "options",       "device",          "defined",
       "is_contiguous", "accessor",        "data_ptr",
       "data",          "packed_accessor", "packed_accessor32",
+      "variable_data",
       "packed_accessor64", "element_size", "nbytes",
       "is_cuda",       "layout",          "requires_grad"};
   return Method && Method->getIdentifier() &&

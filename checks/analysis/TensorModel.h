@@ -160,6 +160,15 @@ void forEachStmt(const Stmt *S, llvm::function_ref<void(const Stmt *)> Visit,
 void forEachMainFileFunction(ASTContext &AST,
                              llvm::function_ref<void(const FunctionDecl &)> Visit);
 
+/// Whether a tensor method returns a view that autograd does not record:
+/// `detach()`, and `data()` or `variable_data()`, which also do not share
+/// the tensor's version counter (Note [Views outside the graph]).
+bool isDetachingMethod(llvm::StringRef Name);
+
+/// Whether a tensor method is `data()` or `variable_data()`, the two
+/// spellings of one operation.
+bool isDataMethod(llvm::StringRef Name);
+
 /// Whether a method of a tensor asks only its metadata (sizes, strides,
 /// dtype, device) or hands out its data pointer or an accessor, rather
 /// than reading its values as a tensor.

@@ -131,6 +131,26 @@ TEST(AutogradFacts, WritingThroughAnAccessorCorruptsTheGradientSilently) {
   EXPECT_TRUE(torch::allclose(x.grad(), 2 * changed));
 }
 
+// Note [Views outside the graph]: `variable_data()` is `data()` under
+// another name: it shares the storage and not the version counter, so a
+// write through it goes unnoticed and backward uses the new values.
+TEST(AutogradFacts, WritingThroughVariableDataCorruptsTheGradientSilently) {
+  torch::manual_seed(3);
+  torch::Tensor x = torch::rand({3}, torch::kDouble).requires_grad_();
+  torch::Tensor u = x * 1.0;
+  torch::Tensor original = u.detach().clone();
+  torch::Tensor y = u.pow(2);
+  auto version = u._version();
+  torch::Tensor v = u.variable_data();
+  EXPECT_EQ(v.data_ptr(), u.data_ptr());
+  EXPECT_FALSE(v.requires_grad());
+  v.add_(1.0);
+  EXPECT_EQ(u._version(), version);
+  EXPECT_EQ(backwardError(y), "");
+  EXPECT_FALSE(torch::allclose(x.grad(), 2 * original));
+  EXPECT_TRUE(torch::allclose(x.grad(), 2 * (original + 1.0)));
+}
+
 // `detach()` shares the version counter, so the same write makes backward
 // throw instead.
 TEST(AutogradFacts, WritingThroughDetachMakesBackwardThrow) {

@@ -330,3 +330,32 @@ void PositiveSequentialOutputSavedByAHelper(torch::nn::Sequential net, torch::Te
   // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'clamp_' writes through 'data()' into local 'u', which 'pow' saved for backward; 'data()' does not share the version counter, so backward computes wrong gradients without an error [libtorch-detached-write]
   loss.backward();
 }
+
+// Note [Views outside the graph]: variable_data() is data() under another
+// name, on a buffer that a NoisyNet layer's forward saved.
+struct NoisyHeadImpl : torch::nn::Module {
+  NoisyHeadImpl() {
+    mu = register_parameter("mu", torch::zeros({3, 4}));
+    sigma = register_parameter("sigma", torch::ones({3, 4}));
+    eps = register_buffer("eps", torch::zeros({3, 4}));
+  }
+  torch::Tensor forward(const torch::Tensor &x) {
+    return torch::nn::functional::linear(x, mu + sigma * eps);
+  }
+  void resample() { eps.variable_data().copy_(torch::randn({3, 4})); }
+  // CHECK-MESSAGES: :[[@LINE-1]]:41: warning: 'copy_' writes through 'variable_data()' into member 'eps' of 'head' between the forward of 'head' that saved it and the backward that needs it; 'variable_data()' does not share the version counter, so backward computes wrong gradients without an error [libtorch-detached-write]
+  torch::Tensor mu, sigma, eps;
+};
+TORCH_MODULE(NoisyHead);
+
+void PositiveNoiseResampledBeforeBackward(NoisyHead head, torch::Tensor x) {
+  auto loss = head->forward(x).sum();
+  head->resample();
+  loss.backward();
+}
+
+void NegativeNoiseResampledAfterBackward(NoisyHead head, torch::Tensor x) {
+  auto loss = head->forward(x).sum();
+  loss.backward();
+  head->resample();
+}

@@ -206,6 +206,8 @@ public:
   Tensor &unsqueeze_(int64_t dim) const;
   Tensor &t_() const;
   Tensor data() const;
+  // TensorBody.h: the same operation as data().
+  Tensor variable_data() const;
   Tensor alias() const;
   // May-alias operations.
   Tensor reshape(IntArrayRef shape) const;
