@@ -329,6 +329,42 @@ bool isContainerMutation(const CallExpr *Call) {
 
 } // namespace detail
 
+// Note [Modules copied by their copy constructor]
+// A module class's implicit copy constructor copies what the module holds:
+// the handles of its parameters and buffers (Module's dictionaries of
+// tensors) and the handles of its submodules (its ModuleHolder members and
+// its dictionary of children). So `std::make_shared<CriticImpl>(*q1)`, like
+// `CriticImpl q2 = *q1`, is another object over the same tensors: stepping
+// q1's and q2's parameters steps each of them twice. `clone()` is what
+// copies the tensors. A class that writes its own copy constructor may copy
+// deeply, and is left alone. runtime/test/parameter_list_facts_test.cpp
+// checks this against the library.
+static bool deepCopies(const CXXRecordDecl *Record) {
+  if (!Record || !Record->hasDefinition() || !isModuleClass(Record))
+    return false;
+  return llvm::any_of(Record->ctors(), [](const CXXConstructorDecl *Ctor) {
+    return Ctor->isCopyOrMoveConstructor() && Ctor->isUserProvided();
+  });
+}
+
+/// For `std::make_shared<Impl>(module)`, where module is an object of
+/// Impl's class (or of a class derived from it) and Impl copies as the
+/// compiler does: module (Note [Modules copied by their copy constructor]).
+static const Expr *copiedByMakeShared(const CallExpr *Call) {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  if (!Callee || !Callee->isInStdNamespace() || !Callee->getIdentifier() ||
+      Callee->getName() != "make_shared" || Call->getNumArgs() != 1)
+    return nullptr;
+  const CXXRecordDecl *Made = moduleImplOf(Call->getType());
+  const CXXRecordDecl *From = recordOf(Call->getArg(0)->getType());
+  if (!Made || !From || !From->hasDefinition() || !isModuleClass(From) ||
+      deepCopies(Made) ||
+      !(From->getCanonicalDecl() == Made->getCanonicalDecl() ||
+        From->isDerivedFrom(Made)))
+    return nullptr;
+  return Call->getArg(0);
+}
+
 const Expr *skipModuleHandleCopies(const Expr *E) {
   while (E) {
     E = E->IgnoreImplicit()->IgnoreParens()->IgnoreImplicit();
@@ -351,7 +387,8 @@ const Expr *skipModuleHandleCopies(const Expr *E) {
                 (From->hasDefinition() && From->isDerivedFrom(Made)));
       };
       if (Construct->getNumArgs() == 1 &&
-          (Ctor->isCopyOrMoveConstructor() ||
+          ((Ctor->isCopyOrMoveConstructor() &&
+            !deepCopies(recordOf(Construct->getType()))) ||
            (SameModule() &&
             !isModuleClass(recordOf(Construct->getArg(0)->getType())) &&
             !isModuleClass(recordOf(Construct->getType()))))) {
@@ -365,6 +402,10 @@ const Expr *skipModuleHandleCopies(const Expr *E) {
       if (Callee && Callee->isInStdNamespace() && Callee->getIdentifier() &&
           Callee->getName() == "move" && Call->getNumArgs() == 1) {
         E = Call->getArg(0);
+        continue;
+      }
+      if (const Expr *Copied = copiedByMakeShared(Call)) {
+        E = Copied;
         continue;
       }
       if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call)) {
@@ -983,6 +1024,76 @@ void ParameterSharingAnalysis::repeatRegistration(const CXXMemberCallExpr *Call,
   }
 }
 
+// Note [Modules built over a given tensor]
+// An Embedding or EmbeddingBag given its weight (`EmbeddingOptions(n,
+// d)._weight(t)`, or `Embedding::from_pretrained(t, options)`, which passes
+// t that way) registers t itself as its weight, without a copy. Two such
+// modules over one tensor both list it. `from_pretrained` freezes the
+// weight unless its options say `freeze(false)`, and a frozen weight gets
+// no gradient, so no optimizer or clipping steps it: only an unfrozen one
+// is taken to be t. runtime/test/parameter_list_facts_test.cpp checks both
+// against the library.
+namespace {
+
+/// The call of Name in a chain of option setters (`Options(n,
+/// d)._weight(t).max_norm(1)`), also through a local the chain initialises.
+const CXXMemberCallExpr *optionSetter(const Expr *Options,
+                                      llvm::StringRef Name) {
+  for (unsigned Depth = 0; Options && Depth < 16; ++Depth) {
+    Options = Options->IgnoreImplicit()->IgnoreParens();
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(Options);
+        Construct && Construct->getNumArgs() == 1) {
+      Options = Construct->getArg(0);
+      continue;
+    }
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(Options)) {
+      const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+      Options = Var && Var->hasLocalStorage() && !isa<ParmVarDecl>(Var)
+                    ? Var->getInit()
+                    : nullptr;
+      continue;
+    }
+    const auto *Call = dyn_cast<CXXMemberCallExpr>(Options);
+    if (!Call)
+      return nullptr;
+    const CXXMethodDecl *Method = Call->getMethodDecl();
+    if (Method && Method->getIdentifier() && Method->getName() == Name &&
+        Call->getNumArgs() == 1)
+      return Call;
+    Options = Call->getImplicitObjectArgument();
+  }
+  return nullptr;
+}
+
+/// Whether the setter Call is given `false`.
+bool setsFalse(const CXXMemberCallExpr *Call) {
+  const auto *Flag =
+      dyn_cast<CXXBoolLiteralExpr>(Call->getArg(0)->IgnoreImplicit());
+  return Flag && !Flag->getValue();
+}
+
+} // namespace
+
+/// The tensor a library module built by Site registers as its weight
+/// without a copy (Note [Modules built over a given tensor]); null when it
+/// makes its own.
+static const Expr *givenWeight(const Expr *Site,
+                               llvm::ArrayRef<const Expr *> Args) {
+  if (const auto *Call = dyn_cast<CallExpr>(Site)) {
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    if (!Callee || !Callee->getIdentifier() ||
+        Callee->getName() != "from_pretrained" || !isLibtorchDecl(Callee) ||
+        Call->getNumArgs() < 2 || !isTensorType(Call->getArg(0)->getType()))
+      return nullptr;
+    const CXXMemberCallExpr *Freeze = optionSetter(Call->getArg(1), "freeze");
+    return Freeze && setsFalse(Freeze) ? Call->getArg(0) : nullptr;
+  }
+  for (const Expr *Arg : Args)
+    if (const CXXMemberCallExpr *Weight = optionSetter(Arg, "_weight"))
+      return Weight->getArg(0);
+  return nullptr;
+}
+
 ModuleValue ParameterSharingAnalysis::construct(
     const Expr *Site, const CXXRecordDecl *Impl,
     llvm::ArrayRef<const Expr *> Args, ObjectKey Identity, bool ArgsKnown) {
@@ -1010,14 +1121,19 @@ ModuleValue ParameterSharingAnalysis::construct(
   }
   if (isLibtorchDecl(Impl)) {
     // Library modules register their tensor members under the members' names.
+    ObjectKey Given;
+    if (const Expr *Weight = givenWeight(Site, Args))
+      Given = tensorKey(Weight);
     for (const FieldDecl *Field : Impl->fields()) {
       if (!isTensorType(Field->getType()) || Field->getAccess() != AS_public)
         continue;
+      ObjectKey Key = Identity.member(Field);
+      if (Given.known() && Field->getName() == "weight")
+        Key = Given;
       ParameterEntry Entry;
-      Entry.Route.push_back({Field->getName().str(), Site,
-                             Identity.member(Field), nullptr});
+      Entry.Route.push_back({Field->getName().str(), Site, Key, nullptr});
       Value.Parameters.push_back(std::move(Entry));
-      Value.FieldTensors[Field] = Identity.member(Field);
+      Value.FieldTensors[Field] = Key;
       Value.RegisteredFields[Field] = Field->getName().str();
     }
     return Value;

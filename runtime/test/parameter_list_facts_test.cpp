@@ -169,6 +169,57 @@ TEST(ParameterListFacts, RecursiveParametersInAModulesLoopRepeat) {
   EXPECT_EQ(own.size(), root->parameters().size());
 }
 
+// Note [Modules copied by their copy constructor]: the implicit copy of a
+// module object copies the handles of its parameters and submodules, so
+// the copy lists the very tensors of the original; clone() copies them.
+TEST(ParameterListFacts, ACopiedModuleObjectListsTheSameTensors) {
+  EncoderHead original;
+  auto copy = std::make_shared<EncoderHeadImpl>(*original);
+  std::vector<at::Tensor> params = original->parameters();
+  std::vector<at::Tensor> copied = copy->parameters();
+  ASSERT_EQ(copied.size(), params.size());
+  for (size_t i = 0; i < params.size(); ++i)
+    EXPECT_EQ(copied[i].unsafeGetTensorImpl(), params[i].unsafeGetTensorImpl());
+  EXPECT_EQ(copy->encoder.get(), original->encoder.get());
+  auto cloned = std::dynamic_pointer_cast<torch::nn::LinearImpl>(
+      original->encoder->clone());
+  EXPECT_NE(cloned->weight.unsafeGetTensorImpl(),
+            original->encoder->weight.unsafeGetTensorImpl());
+
+  // Both lists given to one optimizer: each tensor is stepped twice.
+  for (const auto &p : copied)
+    params.push_back(p);
+  at::Tensor before = original->encoder->weight.detach().clone();
+  torch::optim::SGD opt(params, torch::optim::SGDOptions(1.0));
+  step_with_unit_gradients(opt, params);
+  EXPECT_TRUE(torch::allclose(original->encoder->weight, before - 2));
+}
+
+// Note [Modules built over a given tensor]: an Embedding given its weight
+// registers that tensor itself; from_pretrained gives it that way and
+// freezes it unless told freeze(false).
+TEST(ParameterListFacts, AnEmbeddingRegistersTheWeightItIsGiven) {
+  at::Tensor table = torch::randn({5, 3});
+  auto trainable = torch::nn::EmbeddingFromPretrainedOptions().freeze(false);
+  auto src = torch::nn::Embedding::from_pretrained(table, trainable);
+  auto tgt = torch::nn::Embedding::from_pretrained(table, trainable);
+  EXPECT_EQ(src->weight.unsafeGetTensorImpl(), table.unsafeGetTensorImpl());
+  EXPECT_EQ(tgt->weight.unsafeGetTensorImpl(), table.unsafeGetTensorImpl());
+  EXPECT_TRUE(table.requires_grad());
+
+  at::Tensor other = torch::randn({5, 3});
+  torch::nn::Embedding viaOptions(
+      torch::nn::EmbeddingOptions(5, 3)._weight(other));
+  EXPECT_EQ(viaOptions->weight.unsafeGetTensorImpl(),
+            other.unsafeGetTensorImpl());
+
+  at::Tensor frozenTable = torch::randn({5, 3});
+  auto frozen = torch::nn::Embedding::from_pretrained(frozenTable);
+  EXPECT_EQ(frozen->weight.unsafeGetTensorImpl(),
+            frozenTable.unsafeGetTensorImpl());
+  EXPECT_FALSE(frozen->weight.requires_grad());
+}
+
 // Note [Ties by assignment]: `head->weight = embed->weight` does not
 // register the embedding's tensor with the head; the head's list keeps the
 // tensor its constructor registered, which then gets no gradient, and SGD

@@ -617,3 +617,51 @@ void PositiveListFilledByHelper() {
   torch::optim::Adam opt(params);
   // CHECK-MESSAGES: :[[@LINE-1]]:22: warning: 'Adam' is built from a list that holds parameter 'proj.weight' twice
 }
+
+// Note [Modules copied by their copy constructor], on the real Module.
+struct TwinCriticImpl : torch::nn::Module {
+  TwinCriticImpl() { fc = register_module("fc", torch::nn::Linear(4, 1)); }
+  torch::nn::Linear fc{nullptr};
+};
+TORCH_MODULE(TwinCritic);
+
+void PositiveCopiedModuleObject() {
+  TwinCritic q1;
+  TwinCritic q2(std::make_shared<TwinCriticImpl>(*q1));
+  std::vector<torch::Tensor> both = q1->parameters();
+  for (const auto &p : q2->parameters())
+    both.push_back(p);
+  torch::optim::SGD opt(both, torch::optim::SGDOptions(0.1));
+  // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'SGD' is built from a list that holds parameter 'fc.weight' twice; each step() updates it twice
+}
+
+// Note [Modules built over a given tensor], on the real Embedding.
+struct GloveImpl : torch::nn::Module {
+  explicit GloveImpl(const torch::Tensor &table) {
+    auto options = torch::nn::EmbeddingFromPretrainedOptions().freeze(false);
+    src = register_module("src", torch::nn::Embedding::from_pretrained(table, options));
+    tgt = register_module("tgt", torch::nn::Embedding::from_pretrained(table, options));
+  }
+  torch::nn::Embedding src{nullptr}, tgt{nullptr};
+};
+TORCH_MODULE(Glove);
+
+void PositiveTwoEmbeddingsOverOneTable(torch::Tensor table) {
+  Glove model(table);
+  torch::nn::utils::clip_grad_norm_(model->parameters(), 1.0);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'clip_grad_norm_' is given a list that holds parameter 'src.weight' twice (also as 'tgt.weight'); the total norm counts it twice
+}
+
+struct FrozenGloveImpl : torch::nn::Module {
+  explicit FrozenGloveImpl(const torch::Tensor &table) {
+    src = register_module("src", torch::nn::Embedding::from_pretrained(table));
+    tgt = register_module("tgt", torch::nn::Embedding::from_pretrained(table));
+  }
+  torch::nn::Embedding src{nullptr}, tgt{nullptr};
+};
+TORCH_MODULE(FrozenGlove);
+
+void NegativeFrozenEmbeddings(torch::Tensor table) {
+  FrozenGlove model(table);
+  torch::nn::utils::clip_grad_norm_(model->parameters(), 1.0);
+}

@@ -187,6 +187,11 @@ public:
 struct EmbeddingOptions {
   EmbeddingOptions(int64_t num_embeddings, int64_t embedding_dim);
   EmbeddingOptions &max_norm(const c10::optional<double> &new_max_norm);
+  // torch/nn/options/embedding.h: the module registers this tensor itself.
+  EmbeddingOptions &_weight(const Tensor &new_weight);
+};
+struct EmbeddingFromPretrainedOptions {
+  EmbeddingFromPretrainedOptions &freeze(const bool &new_freeze);
 };
 class EmbeddingImpl : public Cloneable<EmbeddingImpl> {
 public:
@@ -200,6 +205,11 @@ class Embedding : public ModuleHolder<EmbeddingImpl> {
 public:
   using ModuleHolder<EmbeddingImpl>::ModuleHolder;
   Tensor operator()(const Tensor &indices);
+  // torch/nn/modules/embedding.h: passes embeddings as _weight, then sets
+  // its requires_grad to !options.freeze() (freeze is true by default).
+  static Embedding
+  from_pretrained(const Tensor &embeddings,
+                  const EmbeddingFromPretrainedOptions &options = {});
 };
 class SequentialImpl : public Cloneable<SequentialImpl> {
 public:
