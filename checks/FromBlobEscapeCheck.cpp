@@ -26,6 +26,7 @@ void FromBlobEscapeCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
 void FromBlobEscapeCheck::onEndOfTranslationUnit() {
   AliasCheckBase::onEndOfTranslationUnit();
   FixedSites.clear();
+  ReportedGrowths.clear();
   Producers.reset();
 }
 
@@ -85,6 +86,8 @@ void FromBlobEscapeCheck::check(const MatchFinder::MatchResult &Result) {
     diag(E.Site->FromBlob->getExprLoc(), "'from_blob' wraps the memory here",
          DiagnosticIDs::Note);
   }
+  for (const MemberBlobGrowth &G : Escapes.memberGrowths())
+    reportMemberGrowth(G);
   for (const BlobRewrite &R : Escapes.rewrites()) {
     if (R.Site->Producer) {
       reportProducerRewrite(R);
@@ -100,6 +103,32 @@ void FromBlobEscapeCheck::check(const MatchFinder::MatchResult &Result) {
          "'%0' is used here and sees the new contents", DiagnosticIDs::Note)
         << R.LaterUse->getDecl()->getName();
   }
+}
+
+// Note [Members that wrap a member]: reported at the call that may
+// reallocate the buffer, once per call in a translation unit, with notes at
+// the wrap, the store and a read of the member.
+void FromBlobEscapeCheck::reportMemberGrowth(const MemberBlobGrowth &G) {
+  if (!ReportedGrowths.insert(G.Growth).second)
+    return;
+  const auto *Buffer = cast<FieldDecl>(G.Site->Buffer);
+  const SourceManager &SM = sourceManager(*G.Site);
+  diag(G.Growth->getExprLoc(),
+       "'%0' may reallocate member '%1' while member '%2' still wraps its "
+       "memory: 'from_blob' made '%2' without a copy, so it would read freed "
+       "memory")
+      << G.Growth->getDirectCallee()->getNameAsString() << Buffer->getName()
+      << G.Tensor->getName() << cloneFix(G.Site->FromBlob, SM);
+  diag(G.Site->FromBlob->getExprLoc(), "'from_blob' wraps member '%0' here",
+       DiagnosticIDs::Note)
+      << Buffer->getName();
+  diag(G.Store->getBeginLoc(), "'%0' keeps the tensor here",
+       DiagnosticIDs::Note)
+      << G.Tensor->getName();
+  diag(G.Read->getExprLoc(), "'%0' is read here, where nothing wraps the "
+                             "buffer again",
+       DiagnosticIDs::Note)
+      << G.Tensor->getName();
 }
 
 std::optional<FixItHint>

@@ -34,6 +34,7 @@ private:
   const WorkerEntryPoints Workers;
   void reportProducerEscape(const BlobEscape &Escape);
   void reportProducerRewrite(const BlobRewrite &Rewrite);
+  void reportMemberGrowth(const MemberBlobGrowth &Growth);
   void addProducerNotes(const BlobSite &Site, const Stmt *Refill,
                         SourceLocation Reported);
   std::optional<FixItHint> cloneFix(const CallExpr *FromBlob,
@@ -41,6 +42,7 @@ private:
   static const SourceManager &sourceManager(const BlobSite &Site);
 
   llvm::DenseSet<const Expr *> FixedSites;
+  llvm::DenseSet<const CallExpr *> ReportedGrowths;
   std::unique_ptr<BlobProducers> Producers;
 };
 

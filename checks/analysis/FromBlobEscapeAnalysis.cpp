@@ -2,10 +2,12 @@
 
 #include "FromBlobEscapeAnalysis.h"
 #include "Compat.h"
+#include "TensorModel.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMap.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/Basic/SourceManager.h"
 
@@ -729,6 +731,12 @@ void FromBlobEscapeAnalysis::visitExpression(const Stmt *S) {
                Field && isTensorType(Field->getType())) {
       noteEscape(EscapeRoute::StoredInMember, Assign->getArg(1),
                  Field->getMemberDecl()->getNameAsString(), true);
+      const BlobSite *Site = blobOf(Assign->getArg(1));
+      const auto *Tensor = dyn_cast<FieldDecl>(Field->getMemberDecl());
+      if (Site && !Site->Producer && !Site->Owner && Tensor &&
+          isa<CXXThisExpr>(Field->getBase()->IgnoreImplicit()) &&
+          isa_and_nonnull<FieldDecl>(Site->Buffer))
+        MemberWraps.push_back({Tensor, Site, Assign});
     }
   }
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(S)) {
@@ -783,6 +791,140 @@ void FromBlobEscapeAnalysis::visitLambdaReturn(const ReturnStmt *Return,
     return;
   noteEscape(EscapeRoute::Returned, Return->getRetValue(),
              "a lambda in " + Function->getNameAsString(), true);
+}
+
+// Note [Members that wrap a member]
+// A class that keeps `t_ = torch::from_blob(buf_.data(), ...)` in a member
+// has a tensor over memory that `buf_` owns for as long as the object
+// lives. A growing call of a standard container (`push_back`, `insert`,
+// `resize`, `reserve`, `assign`, an assignment) may move its elements to
+// new memory and free the old, and `t_` then reads freed memory. Within a
+// call, a refill in place is the reuse idiom; across calls, no growth is
+// meant. So a method of the class that may reallocate `buf_` reports, when:
+// - it does not store `t_` again after the growth on every path that grows
+//   it (the wrap made again over the new memory: `buf_.resize(n); t_ =
+//   from_blob(buf_.data(), ...)`);
+// - it is not a constructor that grows the buffer before it is wrapped;
+// - `t_` is read in a function that does not store it, so that it is kept
+//   across calls rather than remade before each use.
+// Whether the container has room left (`reserve` up front) is not known,
+// and counts as a reallocation: a tensor over a growing container is kept
+// safe only by a capacity no code states.
+namespace {
+
+/// A call of a standard container that may move its elements elsewhere.
+bool mayReallocate(const CallExpr *Call) {
+  static constexpr llvm::StringLiteral Growing[] = {
+      "push_back", "emplace_back", "insert",        "emplace", "resize",
+      "reserve",   "assign",       "append",        "swap",    "shrink_to_fit",
+      "operator=", "operator+="};
+  const auto *Method =
+      dyn_cast_or_null<CXXMethodDecl>(Call->getDirectCallee());
+  return Method && !Method->isConst() && Method->getParent()->isInStdNamespace() &&
+         llvm::is_contained(Growing, Method->getNameAsString());
+}
+
+/// The member of `this` that a call of a standard container's method is
+/// made on, as `buf_.push_back(x)` or `buf_ = other`.
+const FieldDecl *containerOfCall(const CallExpr *Call) {
+  const Expr *Object = nullptr;
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call))
+    Object = Member->getImplicitObjectArgument();
+  else if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(Call);
+           Operator && Operator->getNumArgs() == 2)
+    Object = Operator->getArg(0);
+  const auto *Field =
+      Object ? dyn_cast<MemberExpr>(Object->IgnoreImplicit()) : nullptr;
+  if (!Field || !isa<CXXThisExpr>(Field->getBase()->IgnoreImplicit()))
+    return nullptr;
+  return dyn_cast<FieldDecl>(Field->getMemberDecl());
+}
+
+/// An assignment `t_ = ...` of the member Tensor of `this`.
+bool storesMember(const Stmt *S, const FieldDecl *Tensor) {
+  const auto *Assign = dyn_cast<CXXOperatorCallExpr>(S);
+  if (!Assign || Assign->getOperator() != OO_Equal || Assign->getNumArgs() != 2)
+    return false;
+  const auto *Field = dyn_cast<MemberExpr>(Assign->getArg(0)->IgnoreImplicit());
+  return Field && Field->getMemberDecl() == Tensor;
+}
+
+/// Whether Body stores Tensor after Growth on every path through Growth:
+/// a store whose enclosing statements all enclose Growth too.
+bool storedAgainAfter(const Stmt *Body, const CallExpr *Growth,
+                      const FieldDecl *Tensor, const SourceManager &SM) {
+  ParentMap Parents(const_cast<Stmt *>(Body));
+  llvm::SmallPtrSet<const Stmt *, 8> AroundGrowth;
+  for (const Stmt *S = Growth; S; S = Parents.getParent(S))
+    AroundGrowth.insert(S);
+  bool Stored = false;
+  forEachStmt(Body, [&](const Stmt *S) {
+    if (Stored || !storesMember(S, Tensor) ||
+        !SM.isBeforeInTranslationUnit(Growth->getEndLoc(), S->getBeginLoc()))
+      return;
+    bool Unconditional = true;
+    for (const Stmt *P = Parents.getParent(S); P; P = Parents.getParent(P))
+      if (!isa<Expr>(P) && !AroundGrowth.count(P))
+        Unconditional = false;
+    Stored = Unconditional;
+  }, /*IntoLambdas=*/false);
+  return Stored;
+}
+
+} // namespace
+
+std::vector<MemberBlobGrowth> FromBlobEscapeAnalysis::memberGrowths() const {
+  std::vector<MemberBlobGrowth> Result;
+  if (MemberWraps.empty())
+    return Result;
+  ASTContext &AST = Function->getASTContext();
+  const SourceManager &SM = AST.getSourceManager();
+  for (const MemberWrap &Wrap : MemberWraps) {
+    const auto *Buffer = cast<FieldDecl>(Wrap.Site->Buffer);
+    const auto *Class = dyn_cast<CXXRecordDecl>(Buffer->getParent());
+    const CXXRecordDecl *BufferType = Buffer->getType()->getAsCXXRecordDecl();
+    if (!Class || !BufferType || !BufferType->isInStdNamespace())
+      continue;
+    // The functions that store the member, and a read of it elsewhere.
+    llvm::SmallPtrSet<const FunctionDecl *, 4> Storing;
+    std::vector<std::pair<const FunctionDecl *, const MemberExpr *>> Reads;
+    forEachMainFileFunction(AST, [&](const FunctionDecl &F) {
+      forEachStmt(F.getBody(), [&](const Stmt *S) {
+        if (storesMember(S, Wrap.Tensor))
+          Storing.insert(&F);
+        else if (const auto *Use = dyn_cast<MemberExpr>(S);
+                 Use && Use->getMemberDecl() == Wrap.Tensor)
+          Reads.push_back({&F, Use});
+      });
+    });
+    const MemberExpr *Read = nullptr;
+    for (const auto &[F, Use] : Reads)
+      if (!Storing.count(F) && !Read)
+        Read = Use;
+    if (!Read)
+      continue;
+    for (const CXXMethodDecl *Declared : Class->methods()) {
+      const FunctionDecl *Method = Declared->getDefinition();
+      if (!Method || !Method->hasBody() ||
+          SM.isInSystemHeader(Method->getLocation()))
+        continue;
+      bool Constructor = isa<CXXConstructorDecl>(Method);
+      forEachStmt(Method->getBody(), [&](const Stmt *S) {
+        const auto *Call = dyn_cast<CallExpr>(S);
+        if (!Call || containerOfCall(Call) != Buffer || !mayReallocate(Call))
+          return;
+        if (Constructor && !(Method == Function &&
+                             SM.isBeforeInTranslationUnit(
+                                 Wrap.Store->getEndLoc(), Call->getBeginLoc())))
+          return;
+        if (storedAgainAfter(Method->getBody(), Call, Wrap.Tensor, SM))
+          return;
+        Result.push_back(
+            {Wrap.Tensor, Wrap.Site, Wrap.Store, Call, Method, Read});
+      }, /*IntoLambdas=*/false);
+    }
+  }
+  return Result;
 }
 
 void FromBlobEscapeAnalysis::findRewrites() {

@@ -128,6 +128,18 @@ struct BlobRewrite {
   const Stmt *Inner = nullptr;
 };
 
+/// A tensor member that wraps a buffer member of its own object, and a call
+/// in a method of the class that may reallocate the buffer while the tensor
+/// still wraps it (Note [Members that wrap a member]).
+struct MemberBlobGrowth {
+  const FieldDecl *Tensor;
+  const BlobSite *Site;
+  const Expr *Store;       ///< The assignment of the member.
+  const CallExpr *Growth;  ///< The call that may reallocate the buffer.
+  const FunctionDecl *GrowingMethod;
+  const MemberExpr *Read;  ///< A read of the member where nothing stores it.
+};
+
 /// Whether S calls `from_blob`: a cheap test before any analysis.
 bool mentionsFromBlob(const Stmt *S);
 
@@ -178,6 +190,11 @@ public:
 
   /// For the summary of the method analysed: what it returns and writes.
   BlobProducerSummary producerSummary() const;
+
+  /// The members this method stores a from_blob tensor over a member buffer
+  /// in, with the calls of the class's methods that may reallocate that
+  /// buffer under them (Note [Members that wrap a member]).
+  std::vector<MemberBlobGrowth> memberGrowths() const;
 
 private:
   /// A write to Buffer, a member of Owner (null for `this` or a variable);
@@ -247,6 +264,14 @@ private:
   std::vector<std::pair<const ValueDecl *, const Stmt *>> Clears;
   /// The returned from_blob tensors over members of this object.
   std::vector<const BlobSite *> ReturnedMemberBlobs;
+  /// Assignments of a from_blob tensor over a member of this object to a
+  /// tensor member (Note [Members that wrap a member]).
+  struct MemberWrap {
+    const FieldDecl *Tensor;
+    const BlobSite *Site;
+    const Expr *Store;
+  };
+  std::vector<MemberWrap> MemberWraps;
   std::vector<BlobEscape> Escapes;
   std::vector<BlobRewrite> Rewrites;
 };

@@ -83,6 +83,19 @@ TEST(FromBlobFacts, ToTheSameDeviceReturnsTheTensorItself) {
   EXPECT_EQ(same[0].item<float>(), 2.0f);
 }
 
+// Note [Members that wrap a member]: a container that grows past its
+// capacity moves its elements to new memory, and a from_blob tensor made
+// before keeps pointing at the old.
+TEST(FromBlobFacts, AGrowingVectorLeavesTheTensorBehind) {
+  std::vector<float> samples(4, 1.0f);
+  samples.shrink_to_fit();
+  torch::Tensor window = torch::from_blob(samples.data(), {4});
+  const void *wrapped = window.data_ptr();
+  samples.push_back(2.0f);
+  EXPECT_NE(static_cast<const void *>(samples.data()), wrapped);
+  EXPECT_EQ(window.data_ptr(), wrapped);
+}
+
 TEST(FromBlobFacts, ToAnotherDeviceCopies) {
   if (!torch::cuda::is_available())
     GTEST_SKIP() << "no CUDA device";

@@ -163,3 +163,33 @@ torch::Tensor PositiveLambdaReturnsItsBuffer(int64_t n) {
   };
   return make(n).clone();
 }
+
+// Note [Members that wrap a member], on the real std::vector.
+class EnrolSession {
+public:
+  void onPacket(const std::vector<float> &packet) {
+    samples_.insert(samples_.end(), packet.begin(), packet.end());
+    // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'insert' may reallocate member 'samples_' while member 'window_' still wraps its memory: 'from_blob' made 'window_' without a copy, so it would read freed memory [libtorch-from-blob-escape]
+    if (!window_.defined() && samples_.size() >= 64)
+      window_ = torch::from_blob(samples_.data(), {64});
+    // CHECK-FIXES: window_ = torch::from_blob(samples_.data(), {64}).clone();
+  }
+  torch::Tensor window() const { return window_; }
+
+private:
+  std::vector<float> samples_;
+  torch::Tensor window_;
+};
+
+class RewrappedSession {
+public:
+  void onPacket(const std::vector<float> &packet) {
+    samples_.insert(samples_.end(), packet.begin(), packet.end());
+    all_ = torch::from_blob(samples_.data(), {(int64_t)samples_.size()});
+  }
+  torch::Tensor all() const { return all_; }
+
+private:
+  std::vector<float> samples_;
+  torch::Tensor all_;
+};
