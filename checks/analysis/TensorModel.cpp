@@ -529,14 +529,28 @@ llvm::StringRef operandName(const TensorCall &Call, unsigned Position) {
   return Callee->getParamDecl(Position)->getName();
 }
 
+// Note [Lists that refer to their tensors]
+// `at::TensorList` is `c10::ArrayRef<at::Tensor>`: it points at the handles
+// of the vector (or braced list) it was made from, without copying them. A
+// function given one reaches the caller's tensors as one given the vector
+// does, and an operation that writes its list in place (`_foreach_mul_`,
+// `_foreach_add_`) writes each of them.
 bool isTensorListType(QualType Type) {
   const auto *Spec =
       dyn_cast_or_null<ClassTemplateSpecializationDecl>(recordOf(Type));
-  if (!Spec || !Spec->isInStdNamespace() || Spec->getName() != "vector")
+  if (!Spec || !Spec->getIdentifier() ||
+      !(Spec->isInStdNamespace() ? Spec->getName() == "vector"
+                                 : Spec->getName() == "ArrayRef" &&
+                                       isLibtorchDecl(Spec)))
     return false;
   const TemplateArgumentList &Args = Spec->getTemplateArgs();
   return Args.size() >= 1 && Args[0].getKind() == TemplateArgument::Type &&
          isTensorType(Args[0].getAsType());
+}
+
+bool isTensorListRef(QualType Type) {
+  const CXXRecordDecl *Record = recordOf(Type);
+  return isTensorListType(Type) && !Record->isInStdNamespace();
 }
 
 bool isTensorContainerType(QualType Type) {
@@ -549,8 +563,11 @@ bool isTensorContainerType(QualType Type) {
       "optional"};
   // Note [libtorch's own containers]: `c10::List<Tensor>` and
   // `c10::Dict<std::string, Tensor>` hold handles as the standard ones do, and
-  // a copy of either shares even the container itself.
-  static constexpr llvm::StringLiteral LibtorchHolders[] = {"List", "Dict"};
+  // a copy of either shares even the container itself. An `at::TensorList`
+  // refers to the handles of another list (Note [Lists that refer to their
+  // tensors]).
+  static constexpr llvm::StringLiteral LibtorchHolders[] = {"List", "Dict",
+                                                            "ArrayRef"};
   if (!Spec || !Spec->getIdentifier() ||
       !(Spec->isInStdNamespace()
             ? llvm::is_contained(Holders, Spec->getName())
@@ -745,9 +762,14 @@ const Expr *skipHandleCopies(const Expr *E) {
   while (E) {
     E = E->IgnoreImplicit()->IgnoreParens();
     if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+      // A TensorList made from a vector refers to the vector's handles
+      // (Note [Lists that refer to their tensors]).
       if (Construct->getNumArgs() >= 1 &&
           (Construct->getConstructor()->isCopyOrMoveConstructor() ||
-           isTensorType(Construct->getArg(0)->getType()))) {
+           isTensorType(Construct->getArg(0)->getType()) ||
+           (Construct->getNumArgs() == 1 &&
+            isTensorListType(Construct->getType()) &&
+            isTensorListType(Construct->getArg(0)->getType())))) {
         E = Construct->getArg(0);
         continue;
       }

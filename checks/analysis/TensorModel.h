@@ -29,8 +29,13 @@ namespace clang::tidy::libtorch {
 bool isTensorType(QualType Type);
 
 /// True for standard containers of tensors (`std::vector<at::Tensor>`), which
-/// hold the views returned by `split`, `chunk` and `unbind`.
+/// hold the views returned by `split`, `chunk` and `unbind`, and for
+/// `at::TensorList`, which refers to such a list's handles (Note [Lists that
+/// refer to their tensors]).
 bool isTensorListType(QualType Type);
+
+/// True for `at::TensorList`, which refers to another list's handles.
+bool isTensorListRef(QualType Type);
 
 /// True for a standard container, pair, tuple or optional that holds tensors
 /// (`std::map<std::string, at::Tensor>`, `std::array<at::Tensor, 2>`,

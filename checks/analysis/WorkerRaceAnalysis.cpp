@@ -136,11 +136,13 @@ bool isContainerOfRecords(QualType Type) {
 
 std::optional<SharedKind> sharedKind(QualType Type) {
   // A pointer to a struct or container of tensors shares the object: Note
-  // [Holders built from tensors].
+  // [Holders built from tensors]. So does a smart pointer to a tensor, which
+  // holds a copy of a handle (`std::make_unique<torch::Tensor>(frame)`).
   if (QualType Pointee = pointee(Type);
       !Pointee.isNull() && !moduleImplOf(Type) &&
       (isTensorContainerType(Pointee) || isContainerOfRecords(Pointee) ||
-       isRecordOfTensors(Pointee)))
+       isRecordOfTensors(Pointee) ||
+       (isTensorType(Pointee) && !Type->isPointerType())))
     return isRecordOfTensors(Pointee) ? SharedKind::Struct
                                       : SharedKind::Container;
   if (isTensorType(Type))
@@ -982,6 +984,13 @@ const ValueDecl *WorkerRaceAnalysis::sharedRoot(const VarDecl *Var, SharedKind K
 /// whose parameters() an update loop writes.
 const ValueDecl *WorkerRaceAnalysis::sharedTensorOrHolder(const Expr *E,
                                                           SharedKind Kind) const {
+  // An at::TensorList variable hands over the list it was made from
+  // (Note [Lists that refer to their tensors]).
+  if (Kind == SharedKind::Container)
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(skipHandleCopies(E)))
+      if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+          Var && isTensorListRef(Var->getType()))
+        return sharedRoot(Var, Kind);
   TensorPlace Place = placeOf(E);
   if (Kind != SharedKind::Tensor || Place.OfModule)
     return Place.Base;

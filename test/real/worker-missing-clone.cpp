@@ -366,3 +366,48 @@ void PositiveVirtualSink(RealSink &sink, torch::Tensor grad) {
   // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: argument 'grad' shares its storage with worker entry point 'std::thread'
   grad.zero_();
 }
+
+// Note [Lists that refer to their tensors], on the real at::TensorList and
+// _foreach_mul_.
+double realNormOf(at::TensorList grads);
+
+std::future<double> realMonitor(at::TensorList grads) {
+  return std::async(std::launch::async, [grads] { return realNormOf(grads); });
+}
+
+void PositiveForeachUnscale(torch::nn::Linear net) {
+  std::vector<torch::Tensor> grads;
+  for (auto &p : net->parameters())
+    grads.push_back(p.grad());
+  auto report = realMonitor(grads);
+  // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: argument 'grads' holds tensors that share their storage with worker entry point 'std::async'
+  torch::_foreach_mul_(grads, 1.0 / 1024);
+  report.get();
+}
+
+void NegativeForeachAfterTheReport(torch::nn::Linear net) {
+  std::vector<torch::Tensor> grads;
+  for (auto &p : net->parameters())
+    grads.push_back(p.grad());
+  auto report = realMonitor(grads);
+  report.get();
+  torch::_foreach_mul_(grads, 1.0 / 1024);
+}
+
+// Note [Holders built from tensors], on a real std::unique_ptr to a tensor.
+void realThumbnail(std::unique_ptr<torch::Tensor> pixels);
+
+void PositiveUniquePointerToTheFrame(torch::Tensor frame) {
+  auto own = std::make_unique<torch::Tensor>(frame);
+  std::thread encoder(realThumbnail, std::move(own));
+  // CHECK-MESSAGES: :[[@LINE-1]]:38: warning: argument 'own' holds tensors that share their storage with worker entry point 'std::thread'
+  frame.sub_(0.5);
+  encoder.join();
+}
+
+void NegativeUniquePointerToAClone(torch::Tensor frame) {
+  auto own = std::make_unique<torch::Tensor>(frame.clone());
+  std::thread encoder(realThumbnail, std::move(own));
+  frame.sub_(0.5);
+  encoder.join();
+}

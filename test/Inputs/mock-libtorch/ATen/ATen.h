@@ -26,6 +26,7 @@ public:
   ArrayRef(const T &) {}
   ArrayRef(const std::vector<T> &) {}
   ArrayRef(std::initializer_list<T>) {}
+  const T &operator[](size_t index) const;
   const T *begin() const;
   const T *end() const;
   size_t size() const;
@@ -344,6 +345,10 @@ Tensor &add_outf(const Tensor &self, const Tensor &other, const Scalar &alpha,
 Tensor &mul_out(Tensor &out, const Tensor &self, const Tensor &other);
 Tensor &mul_outf(const Tensor &self, const Tensor &other, Tensor &out);
 Tensor &cat_out(Tensor &out, TensorList tensors, int64_t dim = 0);
+// The _foreach_ operators write every tensor of their first list in place.
+void _foreach_mul_(TensorList self, const Scalar &scalar);
+void _foreach_add_(TensorList self, TensorList other, const Scalar &alpha = 1);
+void _foreach_zero_(TensorList self);
 Tensor &matmul_out(Tensor &out, const Tensor &self, const Tensor &other);
 Tensor &mm_out(Tensor &out, const Tensor &self, const Tensor &mat2);
 Tensor &bmm_out(Tensor &out, const Tensor &self, const Tensor &mat2);
