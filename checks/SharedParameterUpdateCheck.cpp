@@ -840,10 +840,12 @@ void SharedParameterUpdateCheck::reportHolderCopy(
   {
     auto Diag = diag(Copy.Where,
                      "'%0' updates the parameters of '%1', and '%2' "
-                     "%select{is|holds}3 a copy of its ModuleHolder, not of "
-                     "the module: %select{'%2'|its element}3 changes with "
-                     "every update")
-                << Name << Original << Copy.Copy->getName() << Copy.Stored;
+                     "%select{is|holds}3 a copy of its %select{ModuleHolder, "
+                     "not of the module|module object, which holds the same "
+                     "parameter tensors}4: %select{'%2'|its element}3 changes "
+                     "with every update")
+                << Name << Original << Copy.Copy->getName() << Copy.Stored
+                << Copy.ObjectCopy;
     if (Fix) {
       Diag << *Fix;
       if (compat::startsWith(Fix->CodeToInsert, "torchalias::"))

@@ -514,6 +514,7 @@ HolderCopyAnalysis::localCopy(const Expr *Sink, const Expr *Listed,
     Result.Original = Copy.Original;
     Result.Copy = Copy.Copy;
     Result.Returned = Copy.Returned;
+    Result.ObjectCopy = copiesModuleObject(Copy.Site);
     const auto *Var = cast<VarDecl>(Copy.Copy);
     if (Var->getInit() == Copy.Site) {
       Result.Where = Copy.Site->getExprLoc();

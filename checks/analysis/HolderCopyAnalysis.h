@@ -33,6 +33,10 @@ struct HolderCopy {
   bool DirectInit = false; ///< Init is a member initializer.
   /// Init is the handle stored in a container (`teachers.push_back(m)`).
   bool Stored = false;
+  /// The copy is of the module object, not of its handle
+  /// (`std::make_shared<NetImpl>(*online)`): another object over the same
+  /// tensors.
+  bool ObjectCopy = false;
   /// For a copy a helper returns (`auto t = make_target(m);`): the helper's
   /// `return`.
   const ReturnStmt *Returned = nullptr;

@@ -365,6 +365,24 @@ static const Expr *copiedByMakeShared(const CallExpr *Call) {
   return Call->getArg(0);
 }
 
+bool copiesModuleObject(const Expr *E) {
+  for (unsigned Depth = 0; E && Depth < 8; ++Depth) {
+    E = E->IgnoreImplicit()->IgnoreParens()->IgnoreImplicit();
+    if (const auto *Call = dyn_cast<CallExpr>(E))
+      return copiedByMakeShared(Call) != nullptr;
+    const auto *Construct = dyn_cast<CXXConstructExpr>(E);
+    if (!Construct || Construct->getNumArgs() != 1)
+      return false;
+    const CXXRecordDecl *Made = recordOf(Construct->getType());
+    if (Construct->getConstructor()->isCopyOrMoveConstructor() &&
+        isModuleClass(Made))
+      return !deepCopies(Made);
+    // A handle made from the copy: `Net(std::make_shared<NetImpl>(*o))`.
+    E = Construct->getArg(0);
+  }
+  return false;
+}
+
 const Expr *skipModuleHandleCopies(const Expr *E) {
   while (E) {
     E = E->IgnoreImplicit()->IgnoreParens()->IgnoreImplicit();

@@ -415,6 +415,11 @@ bool isCloneableModule(const CXXRecordDecl *Impl);
 /// Strips implicit nodes, handle copies of modules and tensors, std::move,
 /// `ptr()`/`get()`/`*` on module handles.
 const Expr *skipModuleHandleCopies(const Expr *E);
+/// Whether E copies a module object rather than its handle
+/// (`std::make_shared<NetImpl>(*online)`, `NetImpl copy = *online`), also
+/// inside a handle made from the copy (Note [Modules copied by their copy
+/// constructor]).
+bool copiesModuleObject(const Expr *E);
 /// Whether S refers to Decl: names it, or accesses it as a member.
 bool mentions(const Stmt *S, const ValueDecl *Decl);
 

@@ -132,3 +132,24 @@ void NegativeTwoTables(torch::Tensor a, torch::Tensor b) {
   torch::optim::SGD opt(joined(enc->parameters(), dec->parameters()),
                         torch::optim::SGDOptions(0.1));
 }
+
+// A target network copied from the online module object: it holds the same
+// tensors, so it moves with every step.
+void PositiveTargetByObjectCopy(const torch::Tensor &x) {
+  Critic online(4, 8);
+  Critic target(std::make_shared<CriticImpl>(*online));
+  // CHECK-NOTES: :[[@LINE-1]]:10: warning: 'SGD' updates the parameters of 'online', and 'target' is a copy of its module object, which holds the same parameter tensors: 'target' changes with every update [libtorch-shared-parameter-update]
+  // CHECK-NOTES: :[[@LINE+1]]:21: note: 'SGD' updates the parameters of 'online' here
+  torch::optim::SGD opt(online->parameters(), torch::optim::SGDOptions(0.1));
+  opt.step();
+  target->forward(x);
+}
+
+// The same with a clone: a module of its own.
+void NegativeTargetByClone(const torch::Tensor &x) {
+  Critic online(4, 8);
+  Critic target(std::dynamic_pointer_cast<CriticImpl>(online->clone()));
+  torch::optim::SGD opt(online->parameters(), torch::optim::SGDOptions(0.1));
+  opt.step();
+  target->forward(x);
+}
