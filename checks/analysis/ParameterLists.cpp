@@ -831,7 +831,8 @@ ParameterListBuilder::parameterList(const Expr *E) {
   if (const auto *Init = dyn_cast<InitListExpr>(E)) {
     std::vector<ParameterEntry> Result;
     for (const Expr *Element : Init->inits()) {
-      if (isTensorType(Element->getType())) {
+      if (isTensorType(Element->getType()) ||
+          isTensorReferenceWrapper(Element->getType())) {
         RegistrationStep Step;
         Step.Name = Sharing.nameArgument(Element, &Step.NameFromSource);
         Step.Site = Element;

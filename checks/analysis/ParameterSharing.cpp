@@ -404,6 +404,13 @@ const Expr *skipModuleHandleCopies(const Expr *E) {
                (From->getCanonicalDecl() == Made->getCanonicalDecl() ||
                 (From->hasDefinition() && From->isDerivedFrom(Made)));
       };
+      // `std::ref(t)`'s type, made from the tensor it refers to (Note
+      // [References to tensors]).
+      if (Construct->getNumArgs() == 1 &&
+          isTensorReferenceWrapper(Construct->getType())) {
+        E = Construct->getArg(0);
+        continue;
+      }
       if (Construct->getNumArgs() == 1 &&
           ((Ctor->isCopyOrMoveConstructor() &&
             !deepCopies(recordOf(Construct->getType()))) ||

@@ -545,6 +545,22 @@ bool isTensorListType(QualType Type) {
     return false;
   const TemplateArgumentList &Args = Spec->getTemplateArgs();
   return Args.size() >= 1 && Args[0].getKind() == TemplateArgument::Type &&
+         (isTensorType(Args[0].getAsType()) ||
+          isTensorReferenceWrapper(Args[0].getAsType()));
+}
+
+// Note [References to tensors]
+// `std::reference_wrapper<torch::Tensor>` refers to a tensor variable (a
+// module's member, an element): a vector of them is a list of those
+// tensors, and the `torch::Tensor &` it converts to is the tensor itself.
+bool isTensorReferenceWrapper(QualType Type) {
+  const auto *Spec =
+      dyn_cast_or_null<ClassTemplateSpecializationDecl>(recordOf(Type));
+  if (!Spec || !Spec->isInStdNamespace() || !Spec->getIdentifier() ||
+      Spec->getName() != "reference_wrapper")
+    return false;
+  const TemplateArgumentList &Args = Spec->getTemplateArgs();
+  return Args.size() == 1 && Args[0].getKind() == TemplateArgument::Type &&
          isTensorType(Args[0].getAsType());
 }
 
@@ -784,6 +800,18 @@ const Expr *skipHandleCopies(const Expr *E) {
         E = Call->getArg(0);
         continue;
       }
+    // `ref.get()` and the conversion of a reference_wrapper to the tensor it
+    // refers to (Note [References to tensors]).
+    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E)) {
+      const CXXMethodDecl *Method = Member->getMethodDecl();
+      const Expr *Object = Member->getImplicitObjectArgument();
+      if (Method && Object && isTensorReferenceWrapper(Object->getType()) &&
+          (isa<CXXConversionDecl>(Method) ||
+           (Method->getIdentifier() && Method->getName() == "get"))) {
+        E = Object;
+        continue;
+      }
+    }
     return E;
   }
   return E;

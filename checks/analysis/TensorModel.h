@@ -34,6 +34,10 @@ bool isTensorType(QualType Type);
 /// refer to their tensors]).
 bool isTensorListType(QualType Type);
 
+/// True for `std::reference_wrapper<at::Tensor>` (Note [References to
+/// tensors]).
+bool isTensorReferenceWrapper(QualType Type);
+
 /// True for `at::TensorList`, which refers to another list's handles.
 bool isTensorListRef(QualType Type);
 

@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -218,6 +219,27 @@ TEST(ParameterListFacts, AnEmbeddingRegistersTheWeightItIsGiven) {
   EXPECT_EQ(frozen->weight.unsafeGetTensorImpl(),
             frozenTable.unsafeGetTensorImpl());
   EXPECT_FALSE(frozen->weight.requires_grad());
+}
+
+// Note [References to tensors]: a vector of reference_wrappers naming one
+// tensor through two modules holds it twice, and a loop over it steps it
+// twice.
+TEST(ParameterListFacts, AReferenceListNamingATensorTwiceStepsItTwice) {
+  torch::nn::Linear trunk(3, 3);
+  EncoderHead first, second;
+  first->encoder = first->replace_module("encoder", trunk);
+  second->encoder = second->replace_module("encoder", trunk);
+  const std::vector<std::reference_wrapper<at::Tensor>> trainable{
+      first->encoder->weight, second->encoder->weight};
+  EXPECT_EQ(trainable[0].get().unsafeGetTensorImpl(),
+            trainable[1].get().unsafeGetTensorImpl());
+  at::Tensor before = trunk->weight.detach().clone();
+  {
+    torch::NoGradGuard no_grad;
+    for (at::Tensor &p : trainable)
+      p.sub_(1.0);
+  }
+  EXPECT_TRUE(torch::allclose(trunk->weight, before - 2));
 }
 
 // Note [Ties by assignment]: `head->weight = embed->weight` does not

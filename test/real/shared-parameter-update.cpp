@@ -4,6 +4,8 @@
 
 #include <torch/torch.h>
 
+#include <functional>
+
 struct TiedLMImpl : torch::nn::Module {
   TiedLMImpl() {
     emb = register_module("emb", torch::nn::Embedding(100, 16));
@@ -664,4 +666,25 @@ TORCH_MODULE(FrozenGlove);
 void NegativeFrozenEmbeddings(torch::Tensor table) {
   FrozenGlove model(table);
   torch::nn::utils::clip_grad_norm_(model->parameters(), 1.0);
+}
+
+// Note [References to tensors], on the real std::reference_wrapper.
+struct RefStreamImpl : torch::nn::Module {
+  explicit RefStreamImpl(torch::nn::Linear shared) {
+    trunk = register_module("trunk", shared);
+    head = register_module("head", torch::nn::Linear(4, 1));
+  }
+  torch::nn::Linear trunk{nullptr}, head{nullptr};
+};
+TORCH_MODULE(RefStream);
+
+void PositiveReferenceListNamesTheTrunkTwice(double lr) {
+  torch::nn::Linear features(4, 4);
+  RefStream value(features), advantage(features);
+  const std::vector<std::reference_wrapper<torch::Tensor>> trainable{
+      value->trunk->weight, value->head->weight, advantage->trunk->weight};
+  torch::NoGradGuard no_grad;
+  for (torch::Tensor &p : trainable)
+    p.sub_(lr * p.grad());
+  // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'sub_' updates parameter 'value->trunk->weight' in place twice per pass over the list
 }
