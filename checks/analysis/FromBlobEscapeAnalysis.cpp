@@ -871,6 +871,26 @@ bool storedAgainAfter(const Stmt *Body, const CallExpr *Growth,
   return Stored;
 }
 
+/// A read of the member Tensor in a function of the main file that does not
+/// store it: the member is kept across calls, not remade before each use.
+const MemberExpr *readWhereNotStored(ASTContext &AST, const FieldDecl *Tensor) {
+  llvm::SmallPtrSet<const FunctionDecl *, 4> Storing;
+  std::vector<std::pair<const FunctionDecl *, const MemberExpr *>> Reads;
+  forEachMainFileFunction(AST, [&](const FunctionDecl &F) {
+    forEachStmt(F.getBody(), [&](const Stmt *S) {
+      if (storesMember(S, Tensor))
+        Storing.insert(&F);
+      else if (const auto *Use = dyn_cast<MemberExpr>(S);
+               Use && Use->getMemberDecl() == Tensor)
+        Reads.push_back({&F, Use});
+    });
+  });
+  for (const auto &[F, Use] : Reads)
+    if (!Storing.count(F))
+      return Use;
+  return nullptr;
+}
+
 } // namespace
 
 std::vector<MemberBlobGrowth> FromBlobEscapeAnalysis::memberGrowths() const {
@@ -885,24 +905,9 @@ std::vector<MemberBlobGrowth> FromBlobEscapeAnalysis::memberGrowths() const {
     const CXXRecordDecl *BufferType = Buffer->getType()->getAsCXXRecordDecl();
     if (!Class || !BufferType || !BufferType->isInStdNamespace())
       continue;
-    // The functions that store the member, and a read of it elsewhere.
-    llvm::SmallPtrSet<const FunctionDecl *, 4> Storing;
-    std::vector<std::pair<const FunctionDecl *, const MemberExpr *>> Reads;
-    forEachMainFileFunction(AST, [&](const FunctionDecl &F) {
-      forEachStmt(F.getBody(), [&](const Stmt *S) {
-        if (storesMember(S, Wrap.Tensor))
-          Storing.insert(&F);
-        else if (const auto *Use = dyn_cast<MemberExpr>(S);
-                 Use && Use->getMemberDecl() == Wrap.Tensor)
-          Reads.push_back({&F, Use});
-      });
-    });
-    const MemberExpr *Read = nullptr;
-    for (const auto &[F, Use] : Reads)
-      if (!Storing.count(F) && !Read)
-        Read = Use;
-    if (!Read)
-      continue;
+    // The growing calls of the class's methods first: the walk of the
+    // translation unit for a read is paid only where there is one.
+    size_t First = Result.size();
     for (const CXXMethodDecl *Declared : Class->methods()) {
       const FunctionDecl *Method = Declared->getDefinition();
       if (!Method || !Method->hasBody() ||
@@ -920,9 +925,18 @@ std::vector<MemberBlobGrowth> FromBlobEscapeAnalysis::memberGrowths() const {
         if (storedAgainAfter(Method->getBody(), Call, Wrap.Tensor, SM))
           return;
         Result.push_back(
-            {Wrap.Tensor, Wrap.Site, Wrap.Store, Call, Method, Read});
+            {Wrap.Tensor, Wrap.Site, Wrap.Store, Call, Method, nullptr});
       }, /*IntoLambdas=*/false);
     }
+    if (Result.size() == First)
+      continue;
+    const MemberExpr *Read = readWhereNotStored(AST, Wrap.Tensor);
+    if (!Read) {
+      Result.resize(First);
+      continue;
+    }
+    for (size_t I = First; I < Result.size(); ++I)
+      Result[I].Read = Read;
   }
   return Result;
 }
